@@ -1,0 +1,48 @@
+# Entry points; each one calls a script in scripts/, tests/ or bench/.
+# make          the main job (= make demo): measure every setting, write build/report/
+# make check    the test suite CI runs
+# See README.md.
+
+VARIANT ?= patched
+SELFTEST := build/selftests/pcp_batch_test
+
+.PHONY: all demo deps tree export kernel selftest check check-full series check-series clean
+
+all: demo
+
+deps:
+	@scripts/deps
+
+demo: deps
+	@bench/run
+
+tree: deps
+	@scripts/tree
+
+export:
+	@scripts/export
+
+kernel: deps
+	@scripts/kernel $(VARIANT)
+
+# The series' kselftest, built with the kernel's own selftests Makefile.
+selftest: deps
+	@[ -d build/linux/.git ] || scripts/tree
+	@mkdir -p build/selftests
+	@$(MAKE) -s -C build/linux/tools/testing/selftests/mm \
+		OUTPUT=$(CURDIR)/build/selftests $(CURDIR)/$(SELFTEST)
+
+check: deps
+	@tests/run
+
+check-full: deps
+	@tests/run --full
+
+series: deps
+	@scripts/series
+
+check-series: deps
+	@tests/check-series
+
+clean:
+	rm -rf build/kernel-* build/selftests build/report build/outgoing build/vm

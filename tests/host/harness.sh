@@ -1,0 +1,112 @@
+# shellcheck shell=bash
+# Host-side tests of the harness, sourced by tests/run.  Each test_* function
+# is one test: it succeeds or fails, and says why on failure.  test_vm_*
+# functions boot build/kernel-patched/bzImage.
+
+expect_status() { # expect_status WANT CMD...: run CMD, want exit status WANT
+	local want=$1 rc=0
+	shift
+	"$@" || rc=$?
+	[ "$rc" = "$want" ] || { echo "'$*' exited $rc, want $want"; return 1; }
+}
+
+test_scripts_are_shellcheck_clean() {
+	shellcheck scripts/base scripts/deps scripts/export scripts/kernel \
+		scripts/tree scripts/vm scripts/vm-init tests/run tests/host/*.sh \
+		.ci/run
+}
+
+test_scripts_reject_bad_usage() {
+	local err
+	for cmd in "scripts/vm --bogus -- true" "scripts/vm" "scripts/vm --smp" \
+		"scripts/vm --smp x -- true" "scripts/vm --mem 4 -- true" \
+		"scripts/vm --timeout -1 -- true" "scripts/kernel bogus" \
+		"scripts/export extra" "scripts/tree extra" "scripts/deps --bogus" \
+		"scripts/base extra"; do
+		# shellcheck disable=SC2086 # split on purpose
+		err=$(expect_status 2 $cmd 2>&1 >/dev/null) || { echo "$err"; return 1; }
+		[ "$(printf '%s\n' "$err" | wc -l)" = 1 ] ||
+			{ echo "'$cmd' printed more than one line: $err"; return 1; }
+	done
+	expect_status 66 scripts/vm --kernel /nonexistent/bzImage -- true 2>/dev/null
+}
+
+test_base_commit_is_reproducible() {
+	# shellcheck source=configs/base.pin
+	. configs/base.pin
+	[ "$(cat build/base/version)" = "$BASE_VERSION" ] ||
+		{ echo "not on the pinned base: nothing to compare"; return 0; }
+	[ "$(git -C build/linux rev-list --max-parents=0 HEAD)" = "$BASE_COMMIT" ]
+}
+
+test_tree_export_round_trip_is_a_noop() {
+	local before after
+	scripts/export --check ||
+		{ echo "build/linux differs from patches/: run 'make export' first"; return 1; }
+	before=$(sha256sum patches/*.patch)
+	scripts/export
+	after=$(sha256sum patches/*.patch)
+	[ "$before" = "$after" ] || { diff <(echo "$before") <(echo "$after"); return 1; }
+}
+
+test_tree_refuses_to_drop_unexported_work() {
+	local rc=0
+	scripts/export --check || { echo "build/linux already differs from patches/"; return 1; }
+	echo probe >build/linux/unexported-probe
+	git -C build/linux add -f unexported-probe
+	git -C build/linux commit -q -m "probe: unexported work"
+	scripts/tree || rc=$?
+	git -C build/linux reset -q --hard HEAD~1
+	[ "$rc" = 1 ] || { echo "scripts/tree exited $rc over unexported work, want 1"; return 1; }
+	scripts/export --check
+}
+
+test_vm_propagates_exit_status_0_1_7() {
+	local n
+	for n in 0 1 7; do
+		expect_status "$n" scripts/vm -- sh -c "exit $n" || return 1
+	done
+}
+
+test_vm_true_prints_nothing() {
+	local out
+	out=$(scripts/vm -- true 2>&1)
+	[ -z "$out" ] || { echo "unexpected output: $out"; return 1; }
+}
+
+test_vm_runs_as_root_in_cwd_and_streams_output() {
+	local out
+	out=$(scripts/vm -- sh -c 'pwd; id -u; nproc')
+	[ "$out" = "$(printf '%s\n0\n2' "$PWD")" ] || { echo "got: $out"; return 1; }
+}
+
+test_vm_out_dir_is_writable() {
+	local dir
+	dir=$(mktemp -d)
+	# shellcheck disable=SC2016 # expanded in the guest
+	scripts/vm --out "$dir" -- sh -c 'echo hello >"$VM_OUT/file"'
+	[ "$(cat "$dir/file")" = hello ] || { rm -rf "$dir"; return 1; }
+	rm -rf "$dir"
+}
+
+test_vm_reports_a_guest_panic() {
+	local err
+	err=$(expect_status 125 scripts/vm -- sh -c 'echo c >/proc/sysrq-trigger' 2>&1) ||
+		{ echo "$err"; return 1; }
+	printf '%s\n' "$err" | grep -q 'guest panicked'
+}
+
+test_vm_times_out() {
+	expect_status 124 scripts/vm --timeout 10 -- sleep 100 2>/dev/null
+}
+
+test_vm_reports_kernel_splats() {
+	local err
+	# sysrq-t prints every task's stack: a "Call Trace:" the runner must
+	# report, and fail on when asked to.
+	err=$(scripts/vm -- sh -c 'echo t >/proc/sysrq-trigger' 2>&1 >/dev/null) ||
+		{ echo "$err"; return 1; }
+	printf '%s\n' "$err" | grep -q 'Call Trace' || { echo "not reported: $err"; return 1; }
+	expect_status 123 scripts/vm --fail-on-warn -- sh -c 'echo t >/proc/sysrq-trigger' \
+		2>/dev/null
+}
