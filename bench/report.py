@@ -1,0 +1,320 @@
+#!/usr/bin/env python3
+"""report - turn the raw output of bench/guest-run into build/report/.
+
+Usage: bench/report.py [--smoke] DIR
+
+DIR/raw/KERNEL/ holds storm-plain.jsonl, storm-traced.jsonl, bpf.json (bench/pcp.bt
+with -f json), plain/LABEL.{alone,window} (victim fault times in ns) and
+micro.jsonl.  Writes DIR/results.json (the schema of shared/DESIGN.md),
+DIR/report.md and DIR/*.png, and prints the main table.
+
+With --smoke, checks the structural facts instead: in the storm's own bulk
+frees, the largest count equals batch << knob (batch read from the guest's
+/proc/zoneinfo); exits 1 when one does not hold.
+"""
+import json
+import os
+import statistics
+import sys
+
+SETTINGS = {
+    "def": (None, 0), "k0": (0, 0), "k1": (1, 0), "k2": (2, 0), "k3": (3, 0),
+    "k4": (4, 0), "k6": (6, 0), "hf-1": (None, -1), "hf-1k0": (0, -1),
+}
+KCONFIG_DEFAULT = 5
+
+
+def jsonl(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.startswith("{")]
+
+
+def bpf_maps(path):
+    """The maps bpftrace printed at exit: {map name: {key: value}}."""
+    maps = {}
+    for rec in jsonl(path):
+        if rec.get("type") in ("map", "hist"):
+            for name, val in rec["data"].items():
+                maps[name] = val
+    return maps
+
+
+def hist_percentile(buckets, q):
+    """Percentile of a bpftrace log2 histogram, interpolated in its bucket."""
+    total = sum(b["count"] for b in buckets)
+    if not total:
+        return None
+    rank = q * total
+    seen = 0
+    for b in buckets:
+        if b["count"] and seen + b["count"] >= rank:
+            lo = b.get("min", 0)
+            hi = b.get("max", lo) + 1
+            return lo + (hi - lo) * (rank - seen) / b["count"]
+        seen += b["count"]
+    return buckets[-1].get("max", 0)
+
+
+def samples(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return sorted(int(x) for x in f if x.strip())
+
+
+def lat_stats(v):
+    if not v:
+        return {"samples": 0}
+    n = len(v)
+    return {"samples": n, "p50_us": v[n // 2] / 1e3, "p99_us": v[n * 99 // 100] / 1e3,
+            "p999_us": v[n * 999 // 1000] / 1e3, "max_us": v[-1] / 1e3}
+
+
+def batch_of(env_path):
+    """The largest pcp batch in the guest's /proc/zoneinfo."""
+    best = 0
+    with open(env_path) as f:
+        for line in f:
+            if line.strip().startswith("batch:"):
+                best = max(best, int(line.split()[1]))
+    return best
+
+
+def case(raw, kernel, label):
+    d = os.path.join(raw, kernel)
+    maps = bpf_maps(os.path.join(d, "bpf.json"))
+    key_s, key_v = "s:" + label, "v:" + label
+    bulk = maps.get("@bulk_ns", {}).get(key_s, [])
+    pages = maps.get("@pages", {}).get(key_s, [])
+    wait = maps.get("@victim_wait_ns", {}).get(key_v, [])
+    plain = [r for r in jsonl(os.path.join(d, "storm-plain.jsonl")) if r["label"] == label]
+    scale, frac = SETTINGS[label]
+    if scale is None:
+        scale = KCONFIG_DEFAULT
+    runs = [r["storm_ms"] for r in plain]
+    sys_ms = [r["storm_sys_ms"] for r in plain]
+
+    def us(x):
+        return None if x is None else x / 1e3
+
+    return {
+        "kernel": kernel,
+        "setting": label,
+        "settings": {"pcp_batch_scale_max": scale if kernel == "patched" else None,
+                     "percpu_pagelist_high_fraction": frac},
+        "workload": "exit-storm",
+        "reps": len(plain),
+        "bulk_free": {
+            "calls": sum(b["count"] for b in pages),
+            "max_pages": maps.get("@max_pages", {}).get(key_s),
+            "p50_us": us(hist_percentile(bulk, 0.50)),
+            "p99_us": us(hist_percentile(bulk, 0.99)),
+            "max_us": us(maps.get("@bulk_max_ns", {}).get(key_s)),
+        },
+        "victim": lat_stats(sorted(samples(os.path.join(d, "plain", label + ".window")))),
+        "victim_alone": lat_stats(sorted(samples(os.path.join(d, "plain", label + ".alone")))),
+        "victim_lock_wait": {
+            "acquisitions": sum(b["count"] for b in wait),
+            "p50_us": us(hist_percentile(wait, 0.50)),
+            "p99_us": us(hist_percentile(wait, 0.99)),
+            "max_us": us(maps.get("@victim_wait_max_ns", {}).get(key_v)),
+            "total_us": us(maps.get("@victim_wait_total_ns", {}).get(key_v)),
+        },
+        "storm_ms": {"median": statistics.median(runs) if runs else None, "runs": runs},
+        "storm_sys_ms": {"median": statistics.median(sys_ms) if sys_ms else None,
+                         "runs": sys_ms},
+        "_hist": {"bulk_ns": bulk, "pages": pages, "wait_ns": wait},
+    }
+
+
+def micro(raw, kernel):
+    out = {}
+    for r in jsonl(os.path.join(raw, kernel, "micro.jsonl")):
+        out.setdefault(r["probe"], []).append(r)
+    return out
+
+
+def text_hist(buckets, unit):
+    """A histogram as bpftrace prints one: [lo, hi)  count |@@@@|."""
+    def human(x):
+        for div, suffix in ((1 << 30, "G"), (1 << 20, "M"), (1 << 10, "K")):
+            if x >= div and x % div == 0:
+                return "%d%s" % (x // div, suffix)
+        return str(x)
+    nonzero = [b for b in buckets if b["count"]]
+    if not nonzero:
+        return "    (no events)\n"
+    top = max(b["count"] for b in buckets)
+    lines = []
+    for b in buckets:
+        lo, hi = b.get("min", 0), b.get("max", 0) + 1
+        bar = "@" * int(round(52 * b["count"] / top)) if top else ""
+        lines.append("[%s, %s)%s %8d |%-52s|" % (human(lo), human(hi), " " * max(1, 12 - len(human(lo)) - len(human(hi))), b["count"], bar))
+    return "\n".join(lines) + "\n"
+
+
+def fmt(x, nd=1):
+    if x is None:
+        return "-"
+    return ("%." + str(nd) + "f") % x
+
+
+def ratio(x, ref):
+    if x is None or not ref:
+        return "-"
+    return "%.2fx" % (x / ref)
+
+
+def smoke(dirname):
+    raw = os.path.join(dirname, "raw")
+    batch = batch_of(os.path.join(raw, "patched", "env.txt"))
+    maps = bpf_maps(os.path.join(raw, "patched", "bpf.json"))
+    bad = 0
+    for label, scale in (("k0", 0), ("k2", 2), ("def", KCONFIG_DEFAULT)):
+        got = maps.get("@max_pages", {}).get("s:" + label)
+        want = batch << scale
+        ok = got == want
+        bad += not ok
+        print("%s - smoke: largest bulk free of the storm at %s is batch << %d = %d (got %s)"
+              % ("ok" if ok else "not ok", label, scale, want, got))
+    return 1 if bad else 0
+
+
+def plots(dirname, cases):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("report: matplotlib missing, no plots", file=sys.stderr)
+        return []
+    made = []
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for c in cases:
+        h = c["_hist"]["bulk_ns"]
+        if not h:
+            continue
+        xs = [b.get("min", 0) or 1 for b in h]
+        tot = sum(b["count"] for b in h) or 1
+        ax.step(xs, [b["count"] / tot for b in h], where="post",
+                label="%s %s" % (c["kernel"], c["setting"]))
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("free_pcppages_bulk() duration, ns (log2 buckets)")
+    ax.set_ylabel("fraction of calls")
+    ax.set_title("Bulk free duration during the exit storm, per setting")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(dirname, "bulk_free_hist.png"), dpi=110)
+    made.append("bulk_free_hist.png")
+    plt.close(fig)
+
+    knob = [c for c in cases if c["kernel"] == "patched" and c["setting"] in
+            ("k0", "k1", "k2", "k3", "k4", "def", "k6")]
+    knob.sort(key=lambda c: c["settings"]["pcp_batch_scale_max"])
+    if knob:
+        fig, ax1 = plt.subplots(figsize=(8, 4.5))
+        xs = [c["settings"]["pcp_batch_scale_max"] for c in knob]
+        ax1.plot(xs, [c["bulk_free"]["p99_us"] or 0 for c in knob], "o-", label="bulk free p99 (us)")
+        ax1.plot(xs, [c["victim_lock_wait"]["p99_us"] or 0 for c in knob], "s-",
+                 label="victim zone->lock wait p99 (us)")
+        ax1.set_yscale("log")
+        ax1.set_xlabel("vm.pcp_batch_scale_max")
+        ax1.set_ylabel("latency, us (log)")
+        ax2 = ax1.twinx()
+        ax2.plot(xs, [c["storm_ms"]["median"] or 0 for c in knob], "^--", color="tab:red",
+                 label="storm time median (ms)")
+        ax2.set_ylabel("storm time, ms")
+        h1, l1 = ax1.get_legend_handles_labels()
+        h2, l2 = ax2.get_legend_handles_labels()
+        ax1.legend(h1 + h2, l1 + l2, fontsize=8, loc="upper left")
+        ax1.set_title("Latency vs throughput per knob value (patched kernel)")
+        fig.tight_layout()
+        fig.savefig(os.path.join(dirname, "tradeoff.png"), dpi=110)
+        made.append("tradeoff.png")
+        plt.close(fig)
+    return made
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "--smoke":
+        return smoke(argv[2])
+    if len(argv) != 2:
+        print("usage: report.py [--smoke] DIR", file=sys.stderr)
+        return 2
+    dirname = argv[1]
+    raw = os.path.join(dirname, "raw")
+    cases = [case(raw, "base", "def")]
+    cases += [case(raw, "patched", s) for s in
+              ("def", "k0", "k1", "k2", "k3", "k4", "k6", "hf-1", "hf-1k0")]
+    cases = [c for c in cases if c["reps"]]
+    ref = cases[0] if cases and cases[0]["kernel"] == "base" else None
+
+    with open(os.path.join(dirname, "results.json"), "w") as f:
+        json.dump([{k: v for k, v in c.items() if not k.startswith("_")} for c in cases],
+                  f, indent=1)
+    made = plots(dirname, cases)
+
+    rows = []
+    head = ("| kernel | setting | max pages/call | bulk p50 us | bulk p99 us | victim lock-wait n / p99 / max us (total ms) "
+            "| victim window p99 / p99.9 / max us | victim alone p99.9 us | storm ms median (x base) | storm sys ms |")
+    rows.append(head)
+    rows.append("|" + "---|" * (head.count("|") - 1))
+    for c in cases:
+        b, w, v, va = c["bulk_free"], c["victim_lock_wait"], c["victim"], c["victim_alone"]
+        rows.append("| %s | %s | %s | %s | %s | %d / %s / %s (%s) | %s / %s / %s | %s | %s (%s) | %s |" % (
+            c["kernel"], c["setting"], b["max_pages"] if b["max_pages"] is not None else "-",
+            fmt(b["p50_us"]), fmt(b["p99_us"]), w["acquisitions"], fmt(w["p99_us"]), fmt(w["max_us"]),
+            fmt((w["total_us"] or 0) / 1e3, 2), fmt(v.get("p99_us")), fmt(v.get("p999_us")), fmt(v.get("max_us")),
+            fmt(va.get("p999_us")), fmt(c["storm_ms"]["median"]),
+            ratio(c["storm_ms"]["median"], ref["storm_ms"]["median"] if ref else None),
+            fmt(c["storm_sys_ms"]["median"])))
+    table = "\n".join(rows) + "\n"
+
+    mrows = ["| probe | unit | base median (spread) | patched default median (spread) | difference | CPU ms base / patched (user+sys) |",
+             "|---|---|---|---|---|---|"]
+    mb, mp = micro(raw, "base"), micro(raw, "patched")
+    for probe in ("pf", "pflat", "fork", "mmap"):
+        if probe not in mb or probe not in mp:
+            continue
+
+        def summ(rs):
+            vals = [r["value"] for r in rs]
+            med = statistics.median(vals)
+            spread = (max(vals) - min(vals)) / med * 100 if med else 0
+            cpu = statistics.median([r["user_ms"] + r["sys_ms"] for r in rs])
+            return med, spread, cpu
+        bm, bs, bc = summ(mb[probe])
+        pm, ps, pc = summ(mp[probe])
+        mrows.append("| %s | %s | %.2f (+-%.1f%%) | %.2f (+-%.1f%%) | %+.1f%% | %.0f / %.0f |" % (
+            probe, mb[probe][0]["unit"], bm, bs / 2, pm, ps / 2, (pm - bm) / bm * 100 if bm else 0, bc, pc))
+    mtable = "\n".join(mrows) + "\n"
+
+    md = ["# Exit storm: zone->lock hold time vs throughput, per setting\n",
+          "Generated by `make` (bench/run) from %s. QEMU TCG guest, 2 vCPUs, 4 GiB; "
+          "storm: 4 processes x 256 MiB of 4 KiB pages exiting at once on CPU 0, victim faulting "
+          "256 MiB cycles on CPU 1. %d repetitions per setting, interleaved. Kernel-side columns come "
+          "from the traced repetitions (bench/pcp.bt; percentiles interpolated in log2 buckets); storm "
+          "time and victim fault latency from the untraced ones.\n" % (raw, cases[0]["reps"] if cases else 0),
+          "## Side by side\n", table,
+          "## Regression probes, default settings\n",
+          "Spread is half the min-max range over the repetitions, relative to the median.\n", mtable,
+          "## Histograms\n"]
+    for c in cases:
+        md.append("### %s %s\n" % (c["kernel"], c["setting"]))
+        md.append("free_pcppages_bulk() duration, storm tasks:\n\n```\n@bulk_ns:\n" + text_hist(c["_hist"]["bulk_ns"], "ns") + "```\n")
+        md.append("pages per call:\n\n```\n@pages:\n" + text_hist(c["_hist"]["pages"], "pages") + "```\n")
+        md.append("victim wait for zone->lock:\n\n```\n@victim_wait_ns:\n" + text_hist(c["_hist"]["wait_ns"], "ns") + "```\n")
+    for png in made:
+        md.append("![%s](%s)\n" % (png, png))
+    with open(os.path.join(dirname, "report.md"), "w") as f:
+        f.write("\n".join(md))
+    print(table)
+    print(mtable)
+    print("report: %s/report.md, results.json, %s" % (dirname, ", ".join(made)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * storm - exit-storm reproducer with a latency-sensitive victim.
+ *
+ * N processes fault in S MiB of anonymous memory each (4 KiB pages), wait on
+ * a barrier, then all exit at the same instant; the wall time from the
+ * release to the last reap is the storm time (the throughput side).  A victim
+ * process pinned to another CPU keeps faulting in fresh pages and unmapping
+ * them, timing every fault with clock_gettime.  Its samples are split into
+ * the "alone" phase (before the storm processes exist) and the exit window
+ * [release, last reap] (what other workloads felt in the original report).
+ *
+ * Tasks are named "s:LABEL" (storm) and "v:LABEL" (victim) so that tracing
+ * can tell the settings of one run apart.
+ *
+ * Output: one JSON object on stdout; with -o DIR, the victim's fault times in
+ * ns (one per line) in DIR/LABEL.alone and DIR/LABEL.window, appended.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PAGE		4096UL
+#define MAX_SAMPLES	(4UL << 20)
+
+struct sample {
+	uint64_t t;	/* start of the fault, CLOCK_MONOTONIC ns */
+	uint32_t ns;	/* its duration */
+};
+
+struct shared {
+	volatile int stop;
+	volatile uint64_t nr;
+	struct sample s[];
+};
+
+static const char *myname = "storm";
+
+static void usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+		"usage: %s [-n PROCS] [-s MIB] [-c CPU] [-v CPU] [-V MIB] [-a MS] [-l LABEL] [-o DIR]\n"
+		"  -n PROCS  storm processes (default 4)\n"
+		"  -s MIB    memory each storm process faults in (default 512)\n"
+		"  -c CPU    CPU the storm processes run on (default 0)\n"
+		"  -v CPU    CPU of the victim (default 1; -1: no victim)\n"
+		"  -V MIB    memory the victim faults in per cycle (default 256)\n"
+		"  -a MS     victim-alone phase before the storm (default 1000)\n"
+		"  -l LABEL  name of the run in task names and output (default run)\n"
+		"  -o DIR    append the victim's fault times to DIR/LABEL.{alone,window}\n",
+		myname);
+	exit(status);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "%s: %s: %s\n", myname, what, strerror(errno));
+	exit(1);
+}
+
+static long parse(const char *opt, const char *s, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < min || v > max) {
+		fprintf(stderr, "%s: %s wants an integer in %ld..%ld, not '%s'\n",
+			myname, opt, min, max, s);
+		exit(2);
+	}
+	return v;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+}
+
+static void name_task(char kind, const char *label)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "%c:%s", kind, label);
+	prctl(PR_SET_NAME, name);
+}
+
+static long mem_available_mib(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb < 0 ? -1 : kb / 1024;
+}
+
+static char *map_anon(size_t size)
+{
+	char *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		die("mmap");
+	/* 4 KiB pages: the pcp lists of order 0 are what the storm fills */
+	madvise(p, size, MADV_NOHUGEPAGE);
+	return p;
+}
+
+static void victim(struct shared *sh, size_t size)
+{
+	while (!sh->stop) {
+		char *p = map_anon(size);
+		size_t off;
+
+		for (off = 0; off < size && !sh->stop; off += PAGE) {
+			uint64_t t0 = now_ns(), t1;
+
+			p[off] = 1;
+			t1 = now_ns();
+			if (sh->nr < MAX_SAMPLES) {
+				sh->s[sh->nr].t = t0;
+				sh->s[sh->nr].ns = t1 - t0 > UINT32_MAX ?
+						   UINT32_MAX : t1 - t0;
+				sh->nr++;
+			}
+		}
+		munmap(p, size);
+	}
+	_exit(0);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Print the summary of the samples in [from, to] and append them to a file. */
+static void report(const char *name, struct shared *sh, uint64_t from,
+		   uint64_t to, const char *dir, const char *label)
+{
+	uint32_t *v = malloc(sizeof(*v) * (sh->nr + 1));
+	uint64_t i, n = 0;
+
+	if (!v)
+		die("malloc");
+	for (i = 0; i < sh->nr; i++)
+		if (sh->s[i].t >= from && sh->s[i].t <= to)
+			v[n++] = sh->s[i].ns;
+	if (dir) {
+		char path[4096];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s.%s", dir, label, name);
+		f = fopen(path, "a");
+		if (!f)
+			die(path);
+		for (i = 0; i < n; i++)
+			fprintf(f, "%u\n", v[i]);
+		fclose(f);
+	}
+	qsort(v, n, sizeof(*v), cmp_u32);
+	printf(", \"victim_%s\": {\"samples\": %lu", name, (unsigned long)n);
+	if (n)
+		printf(", \"p50_us\": %.2f, \"p99_us\": %.2f, \"p999_us\": %.2f, \"max_us\": %.2f",
+		       v[n / 2] / 1e3, v[n * 99 / 100] / 1e3,
+		       v[n * 999 / 1000] / 1e3, v[n - 1] / 1e3);
+	printf("}");
+	free(v);
+}
+
+static double tv_ms(struct timeval tv)
+{
+	return tv.tv_sec * 1e3 + tv.tv_usec / 1e3;
+}
+
+int main(int argc, char **argv)
+{
+	long procs = 4, mib = 512, storm_cpu = 0, victim_cpu = 1, victim_mib = 256;
+	long alone_ms = 1000, avail, ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t t_alone0, t_alone1, t_release, t_done, t_fault0;
+	double user_ms = 0, sys_ms = 0;
+	const char *label = "run", *dir = NULL;
+	int go[2], ready[2], opt, i, status;
+	struct shared *sh = NULL;
+	pid_t vpid = -1, *pids;
+	struct rusage ru;
+	char c;
+
+	while ((opt = getopt(argc, argv, "n:s:c:v:V:a:l:o:h")) != -1) {
+		switch (opt) {
+		case 'n': procs = parse("-n", optarg, 1, 256); break;
+		case 's': mib = parse("-s", optarg, 1, 1 << 20); break;
+		case 'c': storm_cpu = parse("-c", optarg, 0, ncpus - 1); break;
+		case 'v': victim_cpu = parse("-v", optarg, -1, ncpus - 1); break;
+		case 'V': victim_mib = parse("-V", optarg, 1, 1 << 20); break;
+		case 'a': alone_ms = parse("-a", optarg, 0, 600000); break;
+		case 'l': label = optarg; break;
+		case 'o': dir = optarg; break;
+		case 'h': usage(0); break;
+		default: usage(2);
+		}
+	}
+	if (optind != argc)
+		usage(2);
+	if (strlen(label) > 13 || strchr(label, '/') || strchr(label, '"')) {
+		fprintf(stderr, "%s: -l wants at most 13 characters, no '/' or '\"'\n", myname);
+		return 2;
+	}
+	avail = mem_available_mib();
+	if (avail > 0 && procs * mib + (victim_cpu >= 0 ? victim_mib : 0) + 64 > avail * 9 / 10) {
+		fprintf(stderr, "%s: %ld x %ld MiB (+%ld MiB victim) does not fit in 90%% of MemAvailable (%ld MiB); use fewer or smaller processes\n",
+			myname, procs, mib, victim_cpu >= 0 ? victim_mib : 0, avail);
+		return 2;
+	}
+	if (victim_cpu == storm_cpu) {
+		fprintf(stderr, "%s: the victim (-v) needs a CPU of its own, not the storm's (-c)\n", myname);
+		return 2;
+	}
+	pids = calloc(procs, sizeof(*pids));
+	if (!pids)
+		die("calloc");
+
+	if (victim_cpu >= 0) {
+		sh = mmap(NULL, sizeof(*sh) + MAX_SAMPLES * sizeof(struct sample),
+			  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (sh == MAP_FAILED)
+			die("mmap");
+		vpid = fork();
+		if (vpid < 0)
+			die("fork");
+		if (vpid == 0) {
+			pin(victim_cpu);
+			name_task('v', label);
+			victim(sh, victim_mib << 20);
+		}
+	}
+	/* The victim alone, after a short warm-up. */
+	usleep(100000);
+	t_alone0 = now_ns();
+	usleep(alone_ms * 1000);
+	t_alone1 = now_ns();
+
+	if (pipe(go) || pipe(ready))
+		die("pipe");
+	t_fault0 = now_ns();
+	for (i = 0; i < procs; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0)
+			die("fork");
+		if (pids[i] == 0) {
+			size_t size = mib << 20;
+			char *p;
+
+			close(go[1]);
+			close(ready[0]);
+			pin(storm_cpu);
+			name_task('s', label);
+			p = map_anon(size);
+			memset(p, 1, size);
+			/* CPU time so far, so that the exit's own can be told */
+			getrusage(RUSAGE_SELF, &ru);
+			if (write(ready[1], &ru, sizeof(ru)) != sizeof(ru))
+				_exit(1);
+			/* returns 0 when the parent closes the write end */
+			if (read(go[0], &c, 1) != 0)
+				_exit(1);
+			_exit(0);
+		}
+	}
+	close(go[0]);
+	close(ready[1]);
+	for (i = 0; i < procs; i++) {
+		if (read(ready[0], &ru, sizeof(ru)) != sizeof(ru)) {
+			fprintf(stderr, "%s: a storm process died before the barrier (OOM?)\n", myname);
+			return 1;
+		}
+		user_ms -= tv_ms(ru.ru_utime);
+		sys_ms -= tv_ms(ru.ru_stime);
+	}
+	t_release = now_ns();
+	close(go[1]);
+	for (i = 0; i < procs; i++) {
+		if (wait4(pids[i], &status, 0, &ru) != pids[i])
+			die("wait4");
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			fprintf(stderr, "%s: a storm process failed\n", myname);
+			return 1;
+		}
+		user_ms += tv_ms(ru.ru_utime);
+		sys_ms += tv_ms(ru.ru_stime);
+	}
+	t_done = now_ns();
+
+	printf("{\"label\": \"%s\", \"procs\": %ld, \"mib\": %ld, \"fault_in_ms\": %.3f, \"storm_ms\": %.3f, \"storm_user_ms\": %.3f, \"storm_sys_ms\": %.3f",
+	       label, procs, mib, (t_release - t_fault0) / 1e6,
+	       (t_done - t_release) / 1e6, user_ms, sys_ms);
+	if (sh) {
+		usleep(100000);
+		sh->stop = 1;
+		if (waitpid(vpid, &status, 0) != vpid)
+			die("waitpid");
+		report("alone", sh, t_alone0, t_alone1, dir, label);
+		report("window", sh, t_release, t_done, dir, label);
+	}
+	printf("}\n");
+	return 0;
+}
