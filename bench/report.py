@@ -1,7 +1,8 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """report - turn the raw output of bench/guest-run into build/report/.
 
 Usage: bench/report.py [--smoke] DIR
+       bench/report.py --cover RESULTS_JSON TEMPLATE COVER_LETTER
 
 DIR/raw/KERNEL/ holds storm-plain.jsonl, storm-traced.jsonl, bpf.json (bench/pcp.bt
 with -f json), plain/LABEL.{alone,window} (victim fault times in ns) and
@@ -11,6 +12,9 @@ DIR/report.md and DIR/*.png, and prints the main table.
 With --smoke, checks the structural facts instead: in the storm's own bulk
 frees, the largest count equals batch << knob (batch read from the guest's
 /proc/zoneinfo); exits 1 when one does not hold.
+
+With --cover, fills the git format-patch cover letter from TEMPLATE (first
+line: subject; @TABLE@, @MICRO@, @REPS@ replaced from RESULTS_JSON).
 """
 import json
 import os
@@ -129,11 +133,44 @@ def case(raw, kernel, label):
     }
 
 
-def micro(raw, kernel):
-    out = {}
-    for r in jsonl(os.path.join(raw, kernel, "micro.jsonl")):
-        out.setdefault(r["probe"], []).append(r)
+def micro_cases(raw):
+    """One results.json case per (kernel, probe) of the regression probes."""
+    out = []
+    for kernel in ("base", "patched"):
+        probes = {}
+        for r in jsonl(os.path.join(raw, kernel, "micro.jsonl")):
+            probes.setdefault(r["probe"], []).append(r)
+        for probe, rs in probes.items():
+            vals = [r["value"] for r in rs]
+            out.append({
+                "kernel": kernel,
+                "settings": {"pcp_batch_scale_max": KCONFIG_DEFAULT if kernel == "patched" else None,
+                             "percpu_pagelist_high_fraction": 0},
+                "workload": "micro:" + probe, "reps": len(rs),
+                "value": {"unit": rs[0]["unit"], "median": statistics.median(vals), "runs": vals},
+                "cpu_ms": {"median": statistics.median([r["user_ms"] + r["sys_ms"] for r in rs]),
+                           "user_runs": [r["user_ms"] for r in rs],
+                           "sys_runs": [r["sys_ms"] for r in rs]},
+            })
     return out
+
+
+def micro_table(mcases, width=False):
+    """Unpatched vs patched per probe: median, spread, difference, CPU time."""
+    by = {(c["kernel"], c["workload"]): c for c in mcases}
+    rows = []
+    for probe in ("pf", "pflat", "fork", "mmap"):
+        b, p = by.get(("base", "micro:" + probe)), by.get(("patched", "micro:" + probe))
+        if not b or not p:
+            continue
+
+        def half_spread(c):
+            v = c["value"]["runs"]
+            return (max(v) - min(v)) / 2 / c["value"]["median"] * 100 if c["value"]["median"] else 0
+        bm, pm = b["value"]["median"], p["value"]["median"]
+        rows.append((probe, b["value"]["unit"], bm, half_spread(b), pm, half_spread(p),
+                     (pm - bm) / bm * 100 if bm else 0, b["cpu_ms"]["median"], p["cpu_ms"]["median"]))
+    return rows
 
 
 def text_hist(buckets, unit):
@@ -237,9 +274,49 @@ def plots(dirname, cases):
     return made
 
 
+def cover(results_path, template_path, cover_path):
+    with open(results_path) as f:
+        res = json.load(f)
+    storms = [c for c in res if c["workload"] == "exit-storm"]
+    mcases = [c for c in res if c["workload"].startswith("micro:")]
+    base = next((c for c in storms if c["kernel"] == "base"), None)
+    lines = ["  kernel  setting  max     bulk free  wait p99   wait total  storm ms",
+             "                  pages   p99 (us)   (us)       (ms)        (x base)",
+             "  ------  -------  -----   ---------  ---------  ----------  --------------"]
+    for c in storms:
+        b, w = c["bulk_free"], c["victim_lock_wait"]
+        lines.append("  %-7s %-8s %5s   %9s  %9s  %10s  %7s (%s)" % (
+            c["kernel"], c["setting"], b["max_pages"] if b["max_pages"] is not None else "-",
+            fmt(b["p99_us"]), fmt(w["p99_us"]), fmt((w["total_us"] or 0) / 1e3, 1),
+            fmt(c["storm_ms"]["median"], 0),
+            ratio(c["storm_ms"]["median"], base["storm_ms"]["median"] if base else None)))
+    mlines = ["  probe  unit      unpatched         patched           diff    CPU ms",
+              "  -----  -------   ----------------  ----------------  ------  ---------"]
+    for r in micro_table(mcases):
+        mlines.append("  %-6s %-8s  %9.1f +-%4.1f%%  %9.1f +-%4.1f%%  %+5.1f%%  %4.0f/%4.0f" % r)
+    with open(template_path) as f:
+        subject, _, body = f.read().partition("\n")
+    body = body.lstrip("\n")
+    body = body.replace("@TABLE@", "\n".join(lines) + "\n")
+    body = body.replace("@MICRO@", "\n".join(mlines) + "\n")
+    body = body.replace("@REPS@", str(storms[0]["reps"] if storms else 0))
+    with open(cover_path) as f:
+        text = f.read()
+    if "*** SUBJECT HERE ***" not in text or "*** BLURB HERE ***" not in text:
+        print("report: %s is not a format-patch cover letter" % cover_path, file=sys.stderr)
+        return 1
+    text = text.replace("*** SUBJECT HERE ***", subject.strip())
+    text = text.replace("*** BLURB HERE ***", body.rstrip("\n"))
+    with open(cover_path, "w") as f:
+        f.write(text)
+    return 0
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "--smoke":
         return smoke(argv[2])
+    if len(argv) == 5 and argv[1] == "--cover":
+        return cover(argv[2], argv[3], argv[4])
     if len(argv) != 2:
         print("usage: report.py [--smoke] DIR", file=sys.stderr)
         return 2
@@ -251,8 +328,9 @@ def main(argv):
     cases = [c for c in cases if c["reps"]]
     ref = cases[0] if cases and cases[0]["kernel"] == "base" else None
 
+    mcases = micro_cases(raw)
     with open(os.path.join(dirname, "results.json"), "w") as f:
-        json.dump([{k: v for k, v in c.items() if not k.startswith("_")} for c in cases],
+        json.dump([{k: v for k, v in c.items() if not k.startswith("_")} for c in cases] + mcases,
                   f, indent=1)
     made = plots(dirname, cases)
 
@@ -272,23 +350,10 @@ def main(argv):
             fmt(c["storm_sys_ms"]["median"])))
     table = "\n".join(rows) + "\n"
 
-    mrows = ["| probe | unit | base median (spread) | patched default median (spread) | difference | CPU ms base / patched (user+sys) |",
+    mrows = ["| probe | unit | base median (+- spread) | patched default median (+- spread) | difference | CPU ms base / patched (user+sys) |",
              "|---|---|---|---|---|---|"]
-    mb, mp = micro(raw, "base"), micro(raw, "patched")
-    for probe in ("pf", "pflat", "fork", "mmap"):
-        if probe not in mb or probe not in mp:
-            continue
-
-        def summ(rs):
-            vals = [r["value"] for r in rs]
-            med = statistics.median(vals)
-            spread = (max(vals) - min(vals)) / med * 100 if med else 0
-            cpu = statistics.median([r["user_ms"] + r["sys_ms"] for r in rs])
-            return med, spread, cpu
-        bm, bs, bc = summ(mb[probe])
-        pm, ps, pc = summ(mp[probe])
-        mrows.append("| %s | %s | %.2f (+-%.1f%%) | %.2f (+-%.1f%%) | %+.1f%% | %.0f / %.0f |" % (
-            probe, mb[probe][0]["unit"], bm, bs / 2, pm, ps / 2, (pm - bm) / bm * 100 if bm else 0, bc, pc))
+    for r in micro_table(mcases):
+        mrows.append("| %s | %s | %.2f (+-%.1f%%) | %.2f (+-%.1f%%) | %+.1f%% | %.0f / %.0f |" % r)
     mtable = "\n".join(mrows) + "\n"
 
     md = ["# Exit storm: zone->lock hold time vs throughput, per setting\n",
