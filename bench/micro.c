@@ -163,7 +163,7 @@ int main(int argc, char **argv)
 		{ "pf", page_faults, 8 },
 		{ "pflat", fault_latency, 8 },
 		{ "fork", fork_exit, 300 },
-		{ "mmap", mmap_munmap, 5000 },
+		{ "mmap", mmap_munmap, 20000 },
 	};
 	unsigned int i;
 	char *end;

@@ -260,9 +260,13 @@ def plots(dirname, cases):
         ax1.set_xlabel("vm.pcp_batch_scale_max")
         ax1.set_ylabel("latency, us (log)")
         ax2 = ax1.twinx()
-        ax2.plot(xs, [c["storm_ms"]["median"] or 0 for c in knob], "^--", color="tab:red",
-                 label="storm time median (ms)")
-        ax2.set_ylabel("storm time, ms")
+        med = [c["storm_ms"]["median"] or 0 for c in knob]
+        lo = [m - min(c["storm_ms"]["runs"] or [m]) for m, c in zip(med, knob)]
+        hi = [max(c["storm_ms"]["runs"] or [m]) - m for m, c in zip(med, knob)]
+        ax2.errorbar(xs, med, yerr=[lo, hi], fmt="^--", color="tab:red", capsize=3,
+                     label="storm time, median and range (ms)")
+        ax2.set_ylim(bottom=0)
+        ax2.set_ylabel("storm time, ms (from 0)")
         h1, l1 = ax1.get_legend_handles_labels()
         h2, l2 = ax2.get_legend_handles_labels()
         ax1.legend(h1 + h2, l1 + l2, fontsize=8, loc="upper left")
