@@ -24,7 +24,10 @@ import sys
 SETTINGS = {
     "def": (None, 0), "k0": (0, 0), "k1": (1, 0), "k2": (2, 0), "k3": (3, 0),
     "k4": (4, 0), "k6": (6, 0), "hf-1": (None, -1), "hf-1k0": (0, -1),
+    "lb": (None, 0),
 }
+PATCHED_ORDER = ("def", "k0", "k1", "k2", "k3", "k4", "k6", "hf-1", "hf-1k0", "lb",
+                 "def-a", "lb-a")
 KCONFIG_DEFAULT = 5
 
 
@@ -94,9 +97,10 @@ def case(raw, kernel, label):
     pages = maps.get("@pages", {}).get(key_s, [])
     wait = maps.get("@victim_wait_ns", {}).get(key_v, [])
     plain = [r for r in jsonl(os.path.join(d, "storm-plain.jsonl")) if r["label"] == label]
-    scale, frac = SETTINGS[label]
+    scale, frac = SETTINGS[label[:-2] if label.endswith("-a") else label]
     if scale is None:
         scale = KCONFIG_DEFAULT
+    tp = maps.get("@tp_hold_ns", {}).get(key_s, [])
     runs = [r["storm_ms"] for r in plain]
     sys_ms = [r["storm_sys_ms"] for r in plain]
 
@@ -107,8 +111,9 @@ def case(raw, kernel, label):
         "kernel": kernel,
         "setting": label,
         "settings": {"pcp_batch_scale_max": scale if kernel == "patched" else None,
-                     "percpu_pagelist_high_fraction": frac},
-        "workload": "exit-storm",
+                     "percpu_pagelist_high_fraction": frac,
+                     "pcp_bulk_lock_break": int(label.startswith("lb")) if kernel == "patched" else None},
+        "workload": "exit-storm-alone" if label.endswith("-a") else "exit-storm",
         "reps": len(plain),
         "bulk_free": {
             "calls": sum(b["count"] for b in pages),
@@ -125,6 +130,12 @@ def case(raw, kernel, label):
             "p99_us": us(hist_percentile(wait, 0.99)),
             "max_us": us(maps.get("@victim_wait_max_ns", {}).get(key_v)),
             "total_us": us(maps.get("@victim_wait_total_ns", {}).get(key_v)),
+        },
+        "tracepoint": {
+            "calls": maps.get("@tp_calls", {}).get(key_s),
+            "hold_p50_us": us(hist_percentile(tp, 0.50)),
+            "hold_p99_us": us(hist_percentile(tp, 0.99)),
+            "lock_breaks": maps.get("@tp_lock_breaks", {}).get(key_s),
         },
         "storm_ms": {"median": statistics.median(runs) if runs else None, "runs": runs},
         "storm_sys_ms": {"median": statistics.median(sys_ms) if sys_ms else None,
@@ -281,9 +292,10 @@ def plots(dirname, cases):
 def cover(results_path, template_path, cover_path):
     with open(results_path) as f:
         res = json.load(f)
-    storms = [c for c in res if c["workload"] == "exit-storm"]
+    storms = [c for c in res if c["workload"].startswith("exit-storm")]
     mcases = [c for c in res if c["workload"].startswith("micro:")]
-    base = next((c for c in storms if c["kernel"] == "base"), None)
+    base = next((c for c in storms if c["kernel"] == "base" and c["workload"] == "exit-storm"), None)
+    base_alone = next((c for c in storms if c["kernel"] == "base" and c["workload"] != "exit-storm"), None)
     lines = ["  kernel  setting  max     bulk free  wait p99   wait total  storm ms",
              "                  pages   p99 (us)   (us)       (ms)        (x base)",
              "  ------  -------  -----   ---------  ---------  ----------  --------------"]
@@ -293,7 +305,9 @@ def cover(results_path, template_path, cover_path):
             c["kernel"], c["setting"], b["max_pages"] if b["max_pages"] is not None else "-",
             fmt(b["p99_us"]), fmt(w["p99_us"]), fmt((w["total_us"] or 0) / 1e3, 1),
             fmt(c["storm_ms"]["median"], 0),
-            ratio(c["storm_ms"]["median"], base["storm_ms"]["median"] if base else None)))
+            ratio(c["storm_ms"]["median"],
+                  (base_alone if c["workload"] != "exit-storm" else base or {}).get("storm_ms", {}).get("median")
+                  if (base_alone if c["workload"] != "exit-storm" else base) else None)))
     mlines = ["  probe  unit      unpatched         patched           diff    CPU ms",
               "  -----  -------   ----------------  ----------------  ------  ---------"]
     for r in micro_table(mcases):
@@ -326,9 +340,8 @@ def main(argv):
         return 2
     dirname = argv[1]
     raw = os.path.join(dirname, "raw")
-    cases = [case(raw, "base", "def")]
-    cases += [case(raw, "patched", s) for s in
-              ("def", "k0", "k1", "k2", "k3", "k4", "k6", "hf-1", "hf-1k0")]
+    cases = [case(raw, "base", "def"), case(raw, "base", "def-a")]
+    cases += [case(raw, "patched", s) for s in PATCHED_ORDER]
     cases = [c for c in cases if c["reps"]]
     ref = cases[0] if cases and cases[0]["kernel"] == "base" else None
 
@@ -339,18 +352,24 @@ def main(argv):
     made = plots(dirname, cases)
 
     rows = []
-    head = ("| kernel | setting | max pages/call | bulk p50 us | bulk p99 us | victim lock-wait n / p99 / max us (total ms) "
+    head = ("| kernel | setting | max pages/call | bulk p50 us | bulk p99 us | tracepoint hold p50 / p99 us, lock breaks "
+            "| victim lock-wait n / p99 / max us (total ms) "
             "| victim window p99 / p99.9 / max us | victim alone p99.9 us | storm ms median (x base) | storm sys ms |")
     rows.append(head)
     rows.append("|" + "---|" * (head.count("|") - 1))
+    base_alone = next((c for c in cases if c["kernel"] == "base" and c["setting"] == "def-a"), None)
     for c in cases:
         b, w, v, va = c["bulk_free"], c["victim_lock_wait"], c["victim"], c["victim_alone"]
-        rows.append("| %s | %s | %s | %s | %s | %d / %s / %s (%s) | %s / %s / %s | %s | %s (%s) | %s |" % (
+        t = c["tracepoint"]
+        cref = base_alone if c["setting"].endswith("-a") else ref
+        rows.append("| %s | %s | %s | %s | %s | %s / %s, %s | %d / %s / %s (%s) | %s / %s / %s | %s | %s (%s) | %s |" % (
             c["kernel"], c["setting"], b["max_pages"] if b["max_pages"] is not None else "-",
-            fmt(b["p50_us"]), fmt(b["p99_us"]), w["acquisitions"], fmt(w["p99_us"]), fmt(w["max_us"]),
+            fmt(b["p50_us"]), fmt(b["p99_us"]), fmt(t["hold_p50_us"]), fmt(t["hold_p99_us"]),
+            t["lock_breaks"] if t["lock_breaks"] is not None else "-",
+            w["acquisitions"], fmt(w["p99_us"]), fmt(w["max_us"]),
             fmt((w["total_us"] or 0) / 1e3, 2), fmt(v.get("p99_us")), fmt(v.get("p999_us")), fmt(v.get("max_us")),
             fmt(va.get("p999_us")), fmt(c["storm_ms"]["median"]),
-            ratio(c["storm_ms"]["median"], ref["storm_ms"]["median"] if ref else None),
+            ratio(c["storm_ms"]["median"], cref["storm_ms"]["median"] if cref else None),
             fmt(c["storm_sys_ms"]["median"])))
     table = "\n".join(rows) + "\n"
 
