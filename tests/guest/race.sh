@@ -14,6 +14,7 @@ set -eu
 secs=${1:?usage: race.sh SECONDS}
 here=$(cd "$(dirname "$0")/../.." && pwd)
 scale=/proc/sys/vm/pcp_batch_scale_max frac=/proc/sys/vm/percpu_pagelist_high_fraction
+lbreak=/proc/sys/vm/pcp_bulk_lock_break
 cpu1=/sys/devices/system/cpu/cpu1/online
 tmp=$(mktemp -d)
 
@@ -35,7 +36,14 @@ loop() { # loop NAME CMD...: run CMD until the deadline, count the rounds
 	echo "$n" >"$tmp/$name.count"
 }
 # shellcheck disable=SC2317 # the workers below are called through loop()
-flip_scale() { local v; for v in 0 1 2 3 4 5 6; do echo "$v" >"$scale"; done; }
+flip_scale() {
+	local v
+	for v in 0 1 2 3 4 5 6; do
+		echo "$v" >"$scale"
+		# the experimental lock break, where the kernel has it
+		[ ! -w "$lbreak" ] || echo $((v % 2)) >"$lbreak"
+	done
+}
 # shellcheck disable=SC2317
 flip_frac() { local v; for v in -1 0 8 -1 100 0; do echo "$v" >"$frac"; done; }
 # shellcheck disable=SC2317
@@ -57,6 +65,7 @@ wait
 after=$(drained_memfree)
 echo "$saved_scale" >$scale
 echo "$saved_frac" >$frac
+[ ! -w "$lbreak" ] || echo 0 >"$lbreak"
 
 fail=0
 for f in "$tmp"/*.count; do
