@@ -240,7 +240,10 @@ def plots(dirname, cases):
         return []
     made = []
     fig, ax = plt.subplots(figsize=(8, 4.5))
-    for c in cases:
+    shown = [("base", "def"), ("patched", "def"), ("patched", "k0"), ("patched", "k2"),
+             ("patched", "k6"), ("patched", "hf-1"), ("patched", "hf-1k0"), ("patched", "lb")]
+    for c in sorted((c for c in cases if (c["kernel"], c["setting"]) in shown),
+                    key=lambda c: shown.index((c["kernel"], c["setting"]))):
         h = c["_hist"]["bulk_ns"]
         if not h:
             continue
