@@ -112,6 +112,18 @@ def zoneinfo():
     return out
 
 
+def zoneinfo_same(before, after):
+    """Equal but for a CPU's first use of a zone under -1: high 0 -> 4 * batch."""
+    if len(before) != len(after):
+        return False
+    for (z, c, h, b), (z2, c2, h2, b2) in zip(before, after):
+        if (z, c, b) != (z2, c2, b2):
+            return False
+        if h != h2 and not (h == 0 and h2 == 4 * b):
+            return False
+    return True
+
+
 def show(data):
     s = repr(data)
     return s if len(s) <= 40 else s[:37] + "...'"
@@ -126,10 +138,11 @@ def run_cases(path, cases, start):
         got = read(path)
         label = "%s <- %s" % (name, show(data))
         if isinstance(outcome, int):
-            ok = ret == -outcome and got == start and zoneinfo() == zi
+            same = zoneinfo_same(zi, zoneinfo())
+            ok = ret == -outcome and got == start and same
             report(ok, label + ": EINVAL, unchanged",
                    "write returned %d, value %d (was %d)%s" %
-                   (ret, got, start, "" if zoneinfo() == zi else ", zoneinfo moved"))
+                   (ret, got, start, "" if same else ", zoneinfo moved"))
         else:
             want = start if outcome[1] is None else outcome[1]
             ok = ret >= 0 and got == want
