@@ -112,3 +112,23 @@ test_vm_reports_kernel_splats() {
 	expect_status 123 scripts/vm --fail-on-warn -- sh -c 'echo t >/proc/sysrq-trigger' \
 		2>/dev/null
 }
+
+test_bad_input_zoneinfo_rule_catches_moves() {
+	# The guest driver's zoneinfo comparison must tolerate only what -1
+	# itself does (first use 0 -> 4 * batch, decay toward it) and fail on
+	# anything a wrongly applied write would do.
+	/usr/bin/python3 - <<'PY'
+import sys
+sys.path.insert(0, "tests/guest")
+from bad_input import zoneinfo_same as same
+z = lambda h, b=63: [("Normal", 0, h, b)]
+ok = [(z(252), z(252)), (z(0), z(252)), (z(1000), z(600)), (z(1000), z(252))]
+bad = [(z(252), z(300)), (z(600), z(1000)), (z(1000), z(200)), (z(252), z(0)),
+       (z(0), z(100)), (z(252), z(252, 31)), (z(252), z(252) * 2)]
+errs = [("tolerated", a, b) for a, b in bad if same(a, b)]
+errs += [("refused", a, b) for a, b in ok if not same(a, b)]
+for e in errs:
+    print("%s: %r -> %r" % e)
+sys.exit(1 if errs else 0)
+PY
+}
