@@ -13,7 +13,8 @@ expect_status() { # expect_status WANT CMD...: run CMD, want exit status WANT
 test_scripts_are_shellcheck_clean() {
 	shellcheck scripts/base scripts/deps scripts/export scripts/kernel \
 		scripts/tree scripts/vm scripts/vm-init scripts/series tests/run \
-		tests/check-series tests/host/*.sh tests/guest/race.sh bench/run \
+		tests/check-series tests/host/*.sh tests/guest/race.sh tests/guest/peer.sh \
+		tests/guest/stress.sh tests/peer tests/matrix bench/run \
 		bench/guest-run \
 		.ci/run
 }
