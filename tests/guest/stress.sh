@@ -17,7 +17,7 @@ for setting in "0 -1" "$saved_scale $saved_frac" "6 0"; do
 	echo "$1" >$scale
 	echo "$2" >$frac
 	rc=0
-	out=$(stress-ng --vm 2 --vm-bytes 256M --fault 2 --mmap 2 --mmap-bytes 128M \
+	out=$(stress-ng --temp-path /tmp --vm 2 --vm-bytes 256M --fault 2 --mmap 2 --mmap-bytes 128M \
 		--timeout "${secs}s" --metrics-brief 2>&1) || rc=$?
 	printf '%s\n' "$out" | grep -E 'stress-ng: (info|metrc).*(vm|fault|mmap) ' | sed 's/^/# /'
 	if [ "$rc" = 0 ]; then
