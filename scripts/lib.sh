@@ -1,0 +1,112 @@
+# shellcheck shell=bash
+# lib.sh - the small things every harness script shares; sourced, never run:
+#   . "$(dirname "$0")/../scripts/lib.sh"      (or the matching relative path)
+#
+# Sets: top (repository root), myname, BASE (the kernel base) and build
+# (build/$BASE: every output of that base lives under it; two bases never
+# share an output folder).
+#
+# Exit codes, the same in every script:
+#   0 pass   1 failure   2 usage error   4 skip
+#   66 an input is missing (a kernel, a binary)   69 QEMU failed
+#   123 kernel warnings or splat   124 timeout   125 guest panic
+# die MSG [CODE] prints "myname: MSG" on stderr and exits CODE (default 1).
+
+# The default kernel base: the one line to change when a new base becomes
+# the default.  Every entry point takes BASE=... from the environment.
+: "${BASE:=6.12}"
+export BASE
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+myname=${0##*/}
+build=$top/build/$BASE
+lib_start=$(date +%s)
+
+die() {
+	echo "$myname: $1" >&2
+	exit "${2:-1}"
+}
+# usage_error MSG: a wrong command line: one line on stderr, exit 2.
+usage_error() {
+	die "$1 (see $myname --help)" 2
+}
+# help_or_usage_error ARG: for a script that takes no such argument: -h and
+# --help print usage() and exit 0, anything else is a usage error.
+help_or_usage_error() {
+	case $1 in
+	-h|--help) usage; exit 0 ;;
+	*) usage_error "unexpected argument '$1'" ;;
+	esac
+}
+
+# bases: the bases there is a pin for, space separated.
+bases() {
+	local f
+	for f in "$top"/configs/base-*.pin; do
+		f=${f##*/base-}
+		printf '%s ' "${f%.pin}"
+	done
+}
+[ -f "$top/configs/base-$BASE.pin" ] || die "unknown BASE '$BASE'; pinned: $(bases)" 2
+
+# progress MSG: "# [  12s] MSG", seconds since the script started.
+progress() {
+	printf '# [%4ds] %s\n' $(( $(date +%s) - lib_start )) "$*"
+}
+
+# The series for this base: patches/ for the mainline base, patches/$BASE/
+# for a backport.  (6.12 still lives in patches/ until its folder exists.)
+patch_dir() {
+	case $BASE in
+	7.3|6.12) echo "$top/patches" ;;
+	*) echo "$top/patches/$BASE" ;;
+	esac
+}
+
+# patch_files: the series' NNNN-*.patch, in order, one path a line.
+patch_files() {
+	find "$(patch_dir)" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' | sort
+}
+
+# need_tree: make sure build/$BASE/linux exists (scripts/tree, output on stderr).
+need_tree() {
+	[ -d "$build/linux/.git" ] || "$top/scripts/tree" >&2
+}
+
+# kbuild_env: reproducible objects, so that ccache hits across clones, bases
+# and runs (CCACHE_BASEDIR covers the clone; object paths are relative).
+kbuild_env() {
+	export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
+	export KBUILD_BUILD_USER=pcp KBUILD_BUILD_HOST=guest KBUILD_BUILD_VERSION=1
+	export CCACHE_BASEDIR=$top CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=time_macros
+}
+
+# KTAP output (as tools/testing/selftests/kselftest/ktap_helpers.sh):
+# ktap_plan N, then one ktap_ok/ktap_fail/ktap_skip per result, ktap_totals.
+ktap_n=0 ktap_pass=0 ktap_fail=0 ktap_skip=0
+ktap_failed=()
+ktap_plan() { echo "TAP version 13"; echo "1..$1"; }
+ktap_ok() { ktap_n=$((ktap_n + 1)) ktap_pass=$((ktap_pass + 1)); echo "ok $ktap_n $1"; }
+ktap_skip() { # ktap_skip NAME REASON
+	ktap_n=$((ktap_n + 1)) ktap_skip=$((ktap_skip + 1))
+	echo "ok $ktap_n $1 # SKIP ${2:-}"
+}
+# ktap_fail NAME [RC]: RC names a timeout, panic or splat by scripts/vm's codes.
+ktap_fail() {
+	local why=''
+	case ${2:-} in
+	124) why=' # TIMEOUT' ;; 125) why=' # PANIC' ;; 123) why=' # SPLAT' ;;
+	'' | 1) ;; *) why=" # exit=$2" ;;
+	esac
+	ktap_n=$((ktap_n + 1)) ktap_fail=$((ktap_fail + 1))
+	ktap_failed+=("$1")
+	echo "not ok $ktap_n $1$why"
+}
+ktap_bail() { echo "Bail out! $*"; }
+# ktap_totals: the kselftest totals line, then the line CI reads; status 1
+# when anything failed.
+ktap_totals() {
+	echo "# Totals: pass:$ktap_pass fail:$ktap_fail xfail:0 xpass:0 skip:$ktap_skip error:0"
+	echo "$ktap_pass passed, $ktap_fail failed, $ktap_skip skipped"
+	[ "$ktap_fail" -eq 0 ]
+}
