@@ -1,34 +1,44 @@
 #!/usr/bin/python3
-"""report - turn the raw output of bench/guest-run into build/report/.
+"""report - render the raw output of bench/guest-run as build/$BASE/report/.
 
-Usage: bench/report.py [--smoke] DIR
+Usage: bench/report.py DIR
+       bench/report.py --table RESULTS_JSON
        bench/report.py --cover RESULTS_JSON TEMPLATE COVER_LETTER
 
-DIR/raw/KERNEL/ holds storm-plain.jsonl, storm-traced.jsonl, bpf.json (bench/pcp.bt
-with -f json), plain/LABEL.{alone,window} (victim fault times in ns) and
-micro.jsonl.  Writes DIR/results.json (the schema of shared/DESIGN.md),
-DIR/report.md and DIR/*.png, and prints the main table.
+DIR/raw/KERNEL/ holds storm-plain.jsonl and storm-traced.jsonl (one line per
+storm, with "settings": the sysctls the guest read back), pcp.json and
+pcp-tp.json (bench/pcp.bt and bench/pcp-tp.bt, bpftrace -f json),
+plain/LABEL.{alone,window} (victim fault times in ns) and micro.jsonl.
+Writes DIR/results.json (the schema in the README), DIR/report.md and
+DIR/*.png, and prints the comparison table.
 
-With --smoke, checks the structural facts instead: in the storm's own bulk
-frees, the largest count equals batch << knob (batch read from the guest's
-/proc/zoneinfo); exits 1 when one does not hold.
+The comparison table has one format, rendered once (table()) and reused by
+report.md, --table (the README) and --cover: one metric per row, the value,
+its spread (half the range of the repetitions over the median, where there
+are repetitions), the change against the unpatched kernel at the same
+workload, and '*' where that change exceeds the spread of either side.
 
 With --cover, fills the git format-patch cover letter from TEMPLATE (first
-line: subject; @TABLE@, @MICRO@, @REPS@ replaced from RESULTS_JSON).
+line: subject; @TABLE@ (the exit storm rows), @MICRO@ (the regression
+probes' rows), @LEGEND@ (configs/settings), @REPS@ and @LOCKBREAK@).
 """
 import json
 import os
 import statistics
 import sys
 
-SETTINGS = {
-    "def": (None, 0), "k0": (0, 0), "k1": (1, 0), "k2": (2, 0), "k3": (3, 0),
-    "k4": (4, 0), "k6": (6, 0), "hf-1": (None, -1), "hf-1k0": (0, -1),
-    "lb": (None, 0),
-}
-PATCHED_ORDER = ("def", "k0", "k1", "k2", "k3", "k4", "k6", "hf-1", "hf-1k0", "lb",
-                 "def-a", "lb-a")
-KCONFIG_DEFAULT = 5
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def settings_table():
+    """configs/settings: [(label, meaning)] in table order."""
+    rows = []
+    with open(os.path.join(TOP, "configs", "settings")) as f:
+        lines = [line for line in f if line.strip() and not line.startswith("#")]
+    for line in lines[1:]:
+        label, _, _, _, meaning = line.split(None, 4)
+        rows.append((label, meaning.strip()))
+    return rows
 
 
 def jsonl(path):
@@ -38,14 +48,18 @@ def jsonl(path):
         return [json.loads(line) for line in f if line.startswith("{")]
 
 
-def bpf_maps(path):
+def bpf_maps(*paths):
     """The maps bpftrace printed at exit: {map name: {key: value}}."""
     maps = {}
-    for rec in jsonl(path):
-        if rec.get("type") in ("map", "hist"):
-            for name, val in rec["data"].items():
-                maps[name] = val
+    for path in paths:
+        for rec in jsonl(path):
+            if rec.get("type") in ("map", "hist"):
+                maps.update(rec["data"])
     return maps
+
+
+def raw_maps(d):
+    return bpf_maps(os.path.join(d, "pcp.json"), os.path.join(d, "pcp-tp.json"))
 
 
 def hist_percentile(buckets, q):
@@ -65,6 +79,7 @@ def hist_percentile(buckets, q):
 
 
 def samples(path):
+    """The sample file's values, sorted."""
     if not os.path.exists(path):
         return []
     with open(path) as f:
@@ -72,6 +87,7 @@ def samples(path):
 
 
 def lat_stats(v):
+    """Percentiles of sorted samples in ns, in us."""
     if not v:
         return {"samples": 0}
     n = len(v)
@@ -79,27 +95,16 @@ def lat_stats(v):
             "p999_us": v[n * 999 // 1000] / 1e3, "max_us": v[-1] / 1e3}
 
 
-def batch_of(env_path):
-    """The largest pcp batch in the guest's /proc/zoneinfo."""
-    best = 0
-    with open(env_path) as f:
-        for line in f:
-            if line.strip().startswith("batch:"):
-                best = max(best, int(line.split()[1]))
-    return best
-
-
 def case(raw, kernel, label):
     d = os.path.join(raw, kernel)
-    maps = bpf_maps(os.path.join(d, "bpf.json"))
+    maps = raw_maps(d)
     key_s, key_v = "s:" + label, "v:" + label
     bulk = maps.get("@bulk_ns", {}).get(key_s, [])
     pages = maps.get("@pages", {}).get(key_s, [])
     wait = maps.get("@victim_wait_ns", {}).get(key_v, [])
     plain = [r for r in jsonl(os.path.join(d, "storm-plain.jsonl")) if r["label"] == label]
-    scale, frac = SETTINGS[label[:-2] if label.endswith("-a") else label]
-    if scale is None:
-        scale = KCONFIG_DEFAULT
+    traced = [r for r in jsonl(os.path.join(d, "storm-traced.jsonl")) if r["label"] == label]
+    applied = (plain + traced + [{"settings": {}}])[0]["settings"]
     tp = maps.get("@tp_hold_ns", {}).get(key_s, [])
     runs = [r["storm_ms"] for r in plain]
     sys_ms = [r["storm_sys_ms"] for r in plain]
@@ -110,9 +115,8 @@ def case(raw, kernel, label):
     return {
         "kernel": kernel,
         "setting": label,
-        "settings": {"pcp_batch_scale_max": scale if kernel == "patched" else None,
-                     "percpu_pagelist_high_fraction": frac,
-                     "pcp_bulk_lock_break": int(label.startswith("lb")) if kernel == "patched" else None},
+        "settings": {k: applied.get(k) for k in
+                     ("pcp_batch_scale_max", "percpu_pagelist_high_fraction", "pcp_bulk_lock_break")},
         "workload": "exit-storm-alone" if label.endswith("-a") else "exit-storm",
         "reps": len(plain),
         "bulk_free": {
@@ -122,8 +126,8 @@ def case(raw, kernel, label):
             "p99_us": us(hist_percentile(bulk, 0.99)),
             "max_us": us(maps.get("@bulk_max_ns", {}).get(key_s)),
         },
-        "victim": lat_stats(sorted(samples(os.path.join(d, "plain", label + ".window")))),
-        "victim_alone": lat_stats(sorted(samples(os.path.join(d, "plain", label + ".alone")))),
+        "victim": lat_stats(samples(os.path.join(d, "plain", label + ".window"))),
+        "victim_alone": lat_stats(samples(os.path.join(d, "plain", label + ".alone"))),
         "victim_lock_wait": {
             "acquisitions": sum(b["count"] for b in wait),
             "p50_us": us(hist_percentile(wait, 0.50)),
@@ -153,10 +157,11 @@ def micro_cases(raw):
             probes.setdefault(r["probe"], []).append(r)
         for probe, rs in probes.items():
             vals = [r["value"] for r in rs]
+            applied = rs[0].get("settings", {})
             out.append({
                 "kernel": kernel,
-                "settings": {"pcp_batch_scale_max": KCONFIG_DEFAULT if kernel == "patched" else None,
-                             "percpu_pagelist_high_fraction": 0},
+                "settings": {k: applied.get(k) for k in
+                             ("pcp_batch_scale_max", "percpu_pagelist_high_fraction")},
                 "workload": "micro:" + probe, "reps": len(rs),
                 "value": {"unit": rs[0]["unit"], "median": statistics.median(vals), "runs": vals},
                 "cpu_ms": {"median": statistics.median([r["user_ms"] + r["sys_ms"] for r in rs]),
@@ -166,25 +171,7 @@ def micro_cases(raw):
     return out
 
 
-def micro_table(mcases, width=False):
-    """Unpatched vs patched per probe: median, spread, difference, CPU time."""
-    by = {(c["kernel"], c["workload"]): c for c in mcases}
-    rows = []
-    for probe in ("pf", "pflat", "fork", "mmap"):
-        b, p = by.get(("base", "micro:" + probe)), by.get(("patched", "micro:" + probe))
-        if not b or not p:
-            continue
-
-        def half_spread(c):
-            v = c["value"]["runs"]
-            return (max(v) - min(v)) / 2 / c["value"]["median"] * 100 if c["value"]["median"] else 0
-        bm, pm = b["value"]["median"], p["value"]["median"]
-        rows.append((probe, b["value"]["unit"], bm, half_spread(b), pm, half_spread(p),
-                     (pm - bm) / bm * 100 if bm else 0, b["cpu_ms"]["median"], p["cpu_ms"]["median"]))
-    return rows
-
-
-def text_hist(buckets, unit):
+def text_hist(buckets):
     """A histogram as bpftrace prints one: [lo, hi)  count |@@@@|."""
     def human(x):
         for div, suffix in ((1 << 30, "G"), (1 << 20, "M"), (1 << 10, "K")):
@@ -207,27 +194,6 @@ def fmt(x, nd=1):
     if x is None:
         return "-"
     return ("%." + str(nd) + "f") % x
-
-
-def ratio(x, ref):
-    if x is None or not ref:
-        return "-"
-    return "%.2fx" % (x / ref)
-
-
-def smoke(dirname):
-    raw = os.path.join(dirname, "raw")
-    batch = batch_of(os.path.join(raw, "patched", "env.txt"))
-    maps = bpf_maps(os.path.join(raw, "patched", "bpf.json"))
-    bad = 0
-    for label, scale in (("k0", 0), ("k2", 2), ("def", KCONFIG_DEFAULT)):
-        got = maps.get("@max_pages", {}).get("s:" + label)
-        want = batch << scale
-        ok = got == want
-        bad += not ok
-        print("%s - smoke: largest bulk free of the storm at %s is batch << %d = %d (got %s)"
-              % ("ok" if ok else "not ok", label, scale, want, got))
-    return 1 if bad else 0
 
 
 def plots(dirname, cases):
@@ -318,37 +284,101 @@ def lock_break_verdict(storms):
     return "\n".join(lines)
 
 
+def spread_pct(runs):
+    """Half the range over the median, in %; None without repetitions."""
+    if len(runs) < 2:
+        return None
+    med = statistics.median(runs)
+    return (max(runs) - min(runs)) / 2 / med * 100 if med else None
+
+
+STORM_METRICS = (  # name, value of a case, its repetitions (for the spread)
+    ("max pages/bulk free", lambda c: c["bulk_free"]["max_pages"], None),
+    ("bulk free p99 us", lambda c: c["bulk_free"]["p99_us"], None),
+    ("victim lock waits", lambda c: c["victim_lock_wait"]["acquisitions"] or None, None),
+    ("victim lock wait p99 us", lambda c: c["victim_lock_wait"]["p99_us"], None),
+    ("victim lock wait total ms",
+     lambda c: None if c["victim_lock_wait"]["total_us"] is None else c["victim_lock_wait"]["total_us"] / 1e3,
+     None),
+    ("victim fault p99.9 us", lambda c: c["victim"].get("p999_us"), None),
+    ("storm ms", lambda c: c["storm_ms"]["median"], lambda c: c["storm_ms"]["runs"]),
+)
+
+
+def table_rows(res, kind=None):
+    """The comparison, one metric of one case per row: (metric, kernel,
+    setting, value, spread %, change % against the unpatched kernel at the
+    same workload, mark)."""
+    storms = [c for c in res if c["workload"].startswith("exit-storm") and kind != "micro"]
+    micro = [c for c in res if c["workload"].startswith("micro:") and kind != "storm"]
+    ref = {c["workload"]: c for c in res if c["kernel"] == "base"}
+    rows = []
+
+    def row(metric, c, val, runs, ref_val, ref_runs, setting):
+        if val is None:
+            return
+        sp = spread_pct(runs) if runs else None
+        delta = mark = None
+        if c["kernel"] != "base" and val is not None and ref_val:
+            delta = (val - ref_val) / ref_val * 100
+            noise = [x for x in (sp, spread_pct(ref_runs) if ref_runs else None) if x is not None]
+            mark = "*" if noise and abs(delta) > max(noise) else ""
+        rows.append((metric, c["kernel"], setting, val, sp, delta, mark or ""))
+
+    for metric, get, get_runs in STORM_METRICS:
+        for c in storms:
+            r = ref.get(c["workload"])
+            row(metric, c, get(c), get_runs(c) if get_runs else None,
+                get(r) if r else None, get_runs(r) if r and get_runs else None, c["setting"])
+    for c in micro:
+        r = ref.get(c["workload"])
+        row("%s %s" % (c["workload"][len("micro:"):], c["value"]["unit"]), c,
+            c["value"]["median"], c["value"]["runs"], r["value"]["median"] if r else None,
+            r["value"]["runs"] if r else None, "def")
+    return rows
+
+
+def table(res, kind=None):
+    """The comparison table as fixed-width text (report.md, README, cover);
+    kind "storm" or "micro" keeps those rows only."""
+    def num(x):
+        if x is None:
+            return "-"
+        return "%.0f" % x if abs(x) >= 100 or x == int(x) else "%.1f" % x
+    fmt_row = "%-25s %-9s %-7s %8s %8s %8s"
+    lines = [fmt_row % ("metric", "kernel", "setting", "value", "spread", "change"),
+             fmt_row % ("-" * 25, "-" * 9, "-" * 7, "-" * 8, "-" * 8, "-" * 8)]
+    last = None
+    for metric, kernel, setting, val, sp, delta, mark in table_rows(res, kind):
+        if last is not None and metric != last:
+            lines.append("")
+        last = metric
+        lines.append((fmt_row + "%s") % (
+            metric, "unpatched" if kernel == "base" else kernel, setting, num(val),
+            "-" if sp is None else "+-%.1f%%" % sp,
+            "-" if delta is None else "%+.1f%%" % delta, " " + mark if mark else ""))
+    return "\n".join(lines) + "\n"
+
+
+def legend():
+    """The setting labels, from configs/settings."""
+    lines = ["%-7s %s" % (label, meaning) for label, meaning in settings_table()]
+    lines.append("%-7s %s" % ("X-a", "setting X, the exit storm alone (no victim)"))
+    return "\n".join(lines) + "\n"
+
+
 def cover(results_path, template_path, cover_path):
     with open(results_path) as f:
         res = json.load(f)
     storms = [c for c in res if c["workload"].startswith("exit-storm")]
-    mcases = [c for c in res if c["workload"].startswith("micro:")]
-    base = next((c for c in storms if c["kernel"] == "base" and c["workload"] == "exit-storm"), None)
-    base_alone = next((c for c in storms if c["kernel"] == "base" and c["workload"] != "exit-storm"), None)
-    lines = ["  kernel  setting  max     bulk free  wait p99   wait total  storm ms",
-             "                  pages   p99 (us)   (us)       (ms)        (x base)",
-             "  ------  -------  -----   ---------  ---------  ----------  --------------"]
-    for c in storms:
-        b, w = c["bulk_free"], c["victim_lock_wait"]
-        lines.append("  %-7s %-8s %5s   %9s  %9s  %10s  %7s (%s)" % (
-            c["kernel"], c["setting"], b["max_pages"] if b["max_pages"] is not None else "-",
-            fmt(b["p99_us"]), fmt(w["p99_us"]), fmt((w["total_us"] or 0) / 1e3, 1),
-            fmt(c["storm_ms"]["median"], 0),
-            ratio(c["storm_ms"]["median"],
-                  (base_alone if c["workload"] != "exit-storm" else base or {}).get("storm_ms", {}).get("median")
-                  if (base_alone if c["workload"] != "exit-storm" else base) else None)))
-    mlines = ["  probe  unit      unpatched         patched           diff    CPU ms",
-              "  -----  -------   ----------------  ----------------  ------  ---------"]
-    for r in micro_table(mcases):
-        mlines.append("  %-6s %-8s  %9.1f +-%4.1f%%  %9.1f +-%4.1f%%  %+5.1f%%  %4.0f/%4.0f" % r)
-    lb_text = lock_break_verdict(storms)
     with open(template_path) as f:
         subject, _, body = f.read().partition("\n")
     body = body.lstrip("\n")
-    body = body.replace("@TABLE@", "\n".join(lines) + "\n")
-    body = body.replace("@MICRO@", "\n".join(mlines) + "\n")
+    body = body.replace("@TABLE@", table(res, "storm"))
+    body = body.replace("@LEGEND@", legend())
+    body = body.replace("@MICRO@", table(res, "micro"))
     body = body.replace("@REPS@", str(storms[0]["reps"] if storms else 0))
-    body = body.replace("@LOCKBREAK@", lb_text)
+    body = body.replace("@LOCKBREAK@", lock_break_verdict(storms))
     with open(cover_path) as f:
         text = f.read()
     if "*** SUBJECT HERE ***" not in text or "*** BLURB HERE ***" not in text:
@@ -361,78 +391,57 @@ def cover(results_path, template_path, cover_path):
     return 0
 
 
-def main(argv):
-    if len(argv) == 3 and argv[1] == "--smoke":
-        return smoke(argv[2])
-    if len(argv) == 5 and argv[1] == "--cover":
-        return cover(argv[2], argv[3], argv[4])
-    if len(argv) != 2:
-        print("usage: report.py [--smoke] DIR", file=sys.stderr)
-        return 2
-    dirname = argv[1]
+def report(dirname):
     raw = os.path.join(dirname, "raw")
+    labels = [label for label, _ in settings_table()]
     cases = [case(raw, "base", "def"), case(raw, "base", "def-a")]
-    cases += [case(raw, "patched", s) for s in PATCHED_ORDER]
+    cases += [case(raw, "patched", s) for s in labels + ["def-a", "lb-a"]]
     cases = [c for c in cases if c["reps"]]
-    ref = cases[0] if cases and cases[0]["kernel"] == "base" else None
-
-    mcases = micro_cases(raw)
+    res = [{k: v for k, v in c.items() if not k.startswith("_")} for c in cases] + micro_cases(raw)
     with open(os.path.join(dirname, "results.json"), "w") as f:
-        json.dump([{k: v for k, v in c.items() if not k.startswith("_")} for c in cases] + mcases,
-                  f, indent=1)
+        json.dump(res, f, indent=1)
     made = plots(dirname, cases)
-
-    rows = []
-    head = ("| kernel | setting | max pages/call | bulk p50 us | bulk p99 us | tracepoint hold p50 / p99 us, lock breaks "
-            "| victim lock-wait n / p99 / max us (total ms) "
-            "| victim window p99 / p99.9 / max us | victim alone p99.9 us | storm ms median (x base) | storm sys ms |")
-    rows.append(head)
-    rows.append("|" + "---|" * (head.count("|") - 1))
-    base_alone = next((c for c in cases if c["kernel"] == "base" and c["setting"] == "def-a"), None)
-    for c in cases:
-        b, w, v, va = c["bulk_free"], c["victim_lock_wait"], c["victim"], c["victim_alone"]
-        t = c["tracepoint"]
-        cref = base_alone if c["setting"].endswith("-a") else ref
-        rows.append("| %s | %s | %s | %s | %s | %s / %s, %s | %d / %s / %s (%s) | %s / %s / %s | %s | %s (%s) | %s |" % (
-            c["kernel"], c["setting"], b["max_pages"] if b["max_pages"] is not None else "-",
-            fmt(b["p50_us"]), fmt(b["p99_us"]), fmt(t["hold_p50_us"]), fmt(t["hold_p99_us"]),
-            t["lock_breaks"] if t["lock_breaks"] is not None else "-",
-            w["acquisitions"], fmt(w["p99_us"]), fmt(w["max_us"]),
-            fmt((w["total_us"] or 0) / 1e3, 2), fmt(v.get("p99_us")), fmt(v.get("p999_us")), fmt(v.get("max_us")),
-            fmt(va.get("p999_us")), fmt(c["storm_ms"]["median"]),
-            ratio(c["storm_ms"]["median"], cref["storm_ms"]["median"] if cref else None),
-            fmt(c["storm_sys_ms"]["median"])))
-    table = "\n".join(rows) + "\n"
-
-    mrows = ["| probe | unit | base median (+- spread) | patched default median (+- spread) | difference | CPU ms base / patched (user+sys) |",
-             "|---|---|---|---|---|---|"]
-    for r in micro_table(mcases):
-        mrows.append("| %s | %s | %.2f (+-%.1f%%) | %.2f (+-%.1f%%) | %+.1f%% | %.0f / %.0f |" % r)
-    mtable = "\n".join(mrows) + "\n"
+    text = table(res)
 
     md = ["# Exit storm: zone->lock hold time vs throughput, per setting\n",
-          "Generated by `make` (bench/run) from %s. QEMU TCG guest, 2 vCPUs, 4 GiB; "
+          "Generated by `make bench` (bench/run) from %s. QEMU TCG guest, 2 vCPUs, 4 GiB; "
           "storm: 4 processes x 256 MiB of 4 KiB pages exiting at once on CPU 0, victim faulting "
-          "256 MiB cycles on CPU 1. %d repetitions per setting, interleaved. Kernel-side columns come "
-          "from the traced repetitions (bench/pcp.bt; percentiles interpolated in log2 buckets); storm "
-          "time and victim fault latency from the untraced ones.\n" % (raw, cases[0]["reps"] if cases else 0),
-          "## Side by side\n", table,
-          "## Regression probes, default settings\n",
-          "Spread is half the min-max range over the repetitions, relative to the median.\n", mtable,
-          "## Histograms\n"]
+          "256 MiB cycles on CPU 1. %d repetitions per setting, interleaved. Kernel-side rows come "
+          "from the traced repetitions (bench/pcp.bt; percentiles interpolated in log2 buckets, "
+          "pooled over the repetitions: no spread); storm time and victim fault latency from the "
+          "untraced ones; the regression probes (pf, pflat, fork, mmap) at the default setting.\n"
+          % (raw, cases[0]["reps"] if cases else 0),
+          "Spread: half the min-max range of the repetitions over the median. Change: against "
+          "the unpatched kernel at the same workload; `*`: the change exceeds the spread.\n",
+          "## Settings\n", "```\n" + legend() + "```\n",
+          "## Side by side\n", "```\n" + text + "```\n",
+          "## Histograms\n",
+          "How to read them: bench/pcp_example.txt.\n"]
     for c in cases:
         md.append("### %s %s\n" % (c["kernel"], c["setting"]))
-        md.append("free_pcppages_bulk() duration, storm tasks:\n\n```\n@bulk_ns:\n" + text_hist(c["_hist"]["bulk_ns"], "ns") + "```\n")
-        md.append("pages per call:\n\n```\n@pages:\n" + text_hist(c["_hist"]["pages"], "pages") + "```\n")
-        md.append("victim wait for zone->lock:\n\n```\n@victim_wait_ns:\n" + text_hist(c["_hist"]["wait_ns"], "ns") + "```\n")
+        md.append("free_pcppages_bulk() duration, storm tasks:\n\n```\n@bulk_ns:\n" + text_hist(c["_hist"]["bulk_ns"]) + "```\n")
+        md.append("pages per call:\n\n```\n@pages:\n" + text_hist(c["_hist"]["pages"]) + "```\n")
+        md.append("victim wait for zone->lock:\n\n```\n@victim_wait_ns:\n" + text_hist(c["_hist"]["wait_ns"]) + "```\n")
     for png in made:
         md.append("![%s](%s)\n" % (png, png))
     with open(os.path.join(dirname, "report.md"), "w") as f:
         f.write("\n".join(md))
-    print(table)
-    print(mtable)
+    print(text)
     print("report: %s/report.md, results.json, %s" % (dirname, ", ".join(made)))
     return 0
+
+
+def main(argv):
+    if len(argv) == 2 and not argv[1].startswith("-"):
+        return report(argv[1])
+    if len(argv) == 3 and argv[1] == "--table":
+        with open(argv[2]) as f:
+            print(table(json.load(f)), end="")
+        return 0
+    if len(argv) == 5 and argv[1] == "--cover":
+        return cover(argv[2], argv[3], argv[4])
+    print("usage: report.py DIR | --table RESULTS_JSON | --cover RESULTS_JSON TEMPLATE COVER", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

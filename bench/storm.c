@@ -159,45 +159,27 @@ static void victim(struct shared *sh, size_t size)
 	_exit(0);
 }
 
-static int cmp_u32(const void *a, const void *b)
+/*
+ * Append the victim's samples taken in [from, to] to DIR/LABEL.NAME, one
+ * latency in ns a line (bench/report.py computes the percentiles).
+ */
+static void save_samples(const char *name, struct shared *sh, uint64_t from,
+			 uint64_t to, const char *dir, const char *label)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	char path[4096];
+	uint64_t i;
+	FILE *f;
 
-	return x < y ? -1 : x > y;
-}
-
-/* Print the summary of the samples in [from, to] and append them to a file. */
-static void report(const char *name, struct shared *sh, uint64_t from,
-		   uint64_t to, const char *dir, const char *label)
-{
-	uint32_t *v = malloc(sizeof(*v) * (sh->nr + 1));
-	uint64_t i, n = 0;
-
-	if (!v)
-		die("malloc");
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/%s.%s", dir, label, name);
+	f = fopen(path, "a");
+	if (!f)
+		die(path);
 	for (i = 0; i < sh->nr; i++)
 		if (sh->s[i].t >= from && sh->s[i].t <= to)
-			v[n++] = sh->s[i].ns;
-	if (dir) {
-		char path[4096];
-		FILE *f;
-
-		snprintf(path, sizeof(path), "%s/%s.%s", dir, label, name);
-		f = fopen(path, "a");
-		if (!f)
-			die(path);
-		for (i = 0; i < n; i++)
-			fprintf(f, "%u\n", v[i]);
-		fclose(f);
-	}
-	qsort(v, n, sizeof(*v), cmp_u32);
-	printf(", \"victim_%s\": {\"samples\": %lu", name, (unsigned long)n);
-	if (n)
-		printf(", \"p50_us\": %.2f, \"p99_us\": %.2f, \"p999_us\": %.2f, \"max_us\": %.2f",
-		       v[n / 2] / 1e3, v[n * 99 / 100] / 1e3,
-		       v[n * 999 / 1000] / 1e3, v[n - 1] / 1e3);
-	printf("}");
-	free(v);
+			fprintf(f, "%u\n", sh->s[i].ns);
+	fclose(f);
 }
 
 static double tv_ms(struct timeval tv)
@@ -209,8 +191,8 @@ int main(int argc, char **argv)
 {
 	long procs = 4, mib = 512, storm_cpu = 0, victim_cpu = 1, victim_mib = 256;
 	long alone_ms = 1000, avail, ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t t_alone0, t_alone1, t_release, t_done, t_fault0;
-	double user_ms = 0, sys_ms = 0;
+	uint64_t t_alone0, t_alone1, t_release, t_done;
+	double sys_ms = 0;
 	const char *label = "run", *dir = NULL;
 	int go[2], ready[2], opt, i, status;
 	struct shared *sh = NULL;
@@ -274,7 +256,6 @@ int main(int argc, char **argv)
 
 	if (pipe(go) || pipe(ready))
 		die("pipe");
-	t_fault0 = now_ns();
 	for (i = 0; i < procs; i++) {
 		pids[i] = fork();
 		if (pids[i] < 0)
@@ -306,7 +287,6 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: a storm process died before the barrier (OOM?)\n", myname);
 			return 1;
 		}
-		user_ms -= tv_ms(ru.ru_utime);
 		sys_ms -= tv_ms(ru.ru_stime);
 	}
 	t_release = now_ns();
@@ -318,21 +298,19 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: a storm process failed\n", myname);
 			return 1;
 		}
-		user_ms += tv_ms(ru.ru_utime);
 		sys_ms += tv_ms(ru.ru_stime);
 	}
 	t_done = now_ns();
 
-	printf("{\"label\": \"%s\", \"procs\": %ld, \"mib\": %ld, \"fault_in_ms\": %.3f, \"storm_ms\": %.3f, \"storm_user_ms\": %.3f, \"storm_sys_ms\": %.3f",
-	       label, procs, mib, (t_release - t_fault0) / 1e6,
-	       (t_done - t_release) / 1e6, user_ms, sys_ms);
+	printf("{\"label\": \"%s\", \"procs\": %ld, \"mib\": %ld, \"storm_ms\": %.3f, \"storm_sys_ms\": %.3f",
+	       label, procs, mib, (t_done - t_release) / 1e6, sys_ms);
 	if (sh) {
 		usleep(100000);
 		sh->stop = 1;
 		if (waitpid(vpid, &status, 0) != vpid)
 			die("waitpid");
-		report("alone", sh, t_alone0, t_alone1, dir, label);
-		report("window", sh, t_release, t_done, dir, label);
+		save_samples("alone", sh, t_alone0, t_alone1, dir, label);
+		save_samples("window", sh, t_release, t_done, dir, label);
 	}
 	printf("}\n");
 	return 0;

@@ -82,10 +82,12 @@ kbuild_env() {
 }
 
 # KTAP output (as tools/testing/selftests/kselftest/ktap_helpers.sh):
-# ktap_plan N, then one ktap_ok/ktap_fail/ktap_skip per result, ktap_totals.
+# ktap_header, one ktap_ok/ktap_fail/ktap_skip per result, ktap_plan N (at the
+# end when the count is not known up front), ktap_totals.
 ktap_n=0 ktap_pass=0 ktap_fail=0 ktap_skip=0
 ktap_failed=()
-ktap_plan() { echo "TAP version 13"; echo "1..$1"; }
+ktap_header() { echo "TAP version 13"; }
+ktap_plan() { echo "1..$1"; }
 ktap_ok() { ktap_n=$((ktap_n + 1)) ktap_pass=$((ktap_pass + 1)); echo "ok $ktap_n $1"; }
 ktap_skip() { # ktap_skip NAME REASON
 	ktap_n=$((ktap_n + 1)) ktap_skip=$((ktap_skip + 1))
