@@ -1,20 +1,41 @@
-# Entry points; each one calls a script in scripts/, tests/ or bench/.
-# make          the main job (= make demo): measure every setting, write build/report/
-# make check    the test suite CI runs
-# See README.md.
+# Entry points, each one script call; `make help` lists them.  See README.md.
+# BASE selects the kernel base (configs/base-$(BASE).pin; the default is in
+# scripts/lib.sh); every output goes to build/$(BASE)/.
 
 VARIANT ?= patched
-SELFTEST := build/selftests/pcp_batch_test
+BASE ?=
+# BASE= (empty) leaves the choice to scripts/lib.sh
+export BASE
+ifeq ($(BASE),)
+unexport BASE
+endif
 
-.PHONY: all demo deps tree export kernel selftest mm-selftests check check-full series check-series clean
+.PHONY: all help demo bench deps tree export kernel image_name pcp-selftest selftest \
+	mm-selftests check check-full series check-series clean
 
-all: demo
+all: bench
+
+help:
+	@echo 'make [TARGET] [BASE=6.12] [VARIANT=patched|base|debug]'
+	@echo '  bench         (= make, make demo) the benchmark: both kernels, every setting -> build/BASE/report/'
+	@echo '  check         the test suite CI runs (tests/run; tests/run -l lists, -t NAME runs one)'
+	@echo '  check-full    check + the slow tier: debug kernel, build matrix, mm selftests, bisect builds'
+	@echo '  tree          build/BASE/linux: the base commit + the series, applied with git am'
+	@echo '  export        write build/BASE/linux commits back to the series folder'
+	@echo '  kernel        build the guest kernel VARIANT -> build/BASE/kernel-VARIANT/bzImage'
+	@echo '  image_name    print the bzImage path make kernel builds for BASE and VARIANT'
+	@echo '  pcp-selftest  the series kselftest -> build/BASE/selftests/pcp_batch_test (old name: selftest)'
+	@echo '  mm-selftests  the kernel own mm selftests -> build/BASE/selftests/mm/'
+	@echo '  series        build/BASE/outgoing/: cover letter + patches, send-email ready'
+	@echo '  check-series  checkpatch, commit messages, W=1/sparse, apply, mail round trip'
+	@echo '  deps          install the Debian packages the project needs'
+	@echo '  clean         remove the outputs of every base except base trees and build/BASE/linux'
+
+demo bench: deps
+	@bench/run
 
 deps:
 	@scripts/deps
-
-demo: deps
-	@bench/run
 
 tree: deps
 	@scripts/tree
@@ -25,24 +46,14 @@ export:
 kernel: deps
 	@scripts/kernel $(VARIANT)
 
-# The series' kselftest, built with the kernel's own selftests Makefile.
-selftest: deps
-	@[ -d build/linux/.git ] || scripts/tree
-	@mkdir -p build/selftests
-	@$(MAKE) -s -C build/linux/tools/testing/selftests/mm \
-		OUTPUT=$(CURDIR)/build/selftests $(CURDIR)/$(SELFTEST)
+image_name:
+	@scripts/kernel --print-image $(VARIANT)
 
-# The kernel's own mm selftests (tests/peer), against the patched tree's
-# uapi headers.  -k: khugepaged.c does not build in 6.12.117 (KSFT_SKIP
-# undeclared); its tests then fail alike on both kernels.
+pcp-selftest selftest: deps
+	@scripts/userspace pcp-selftest
+
 mm-selftests: deps
-	@[ -d build/linux/.git ] || scripts/tree
-	@scripts/kernel patched headers
-	@mkdir -p build/selftests/mm
-	@$(MAKE) -k -s -C build/linux/tools/testing/selftests/mm \
-		OUTPUT=$(CURDIR)/build/selftests/mm \
-		KHDR_INCLUDES="-isystem $(CURDIR)/build/kernel-patched/usr/include" || \
-		echo "mm-selftests: some did not build (see above); tests/peer compares what did"
+	@scripts/userspace mm-selftests
 
 check: deps
 	@tests/run
@@ -57,4 +68,4 @@ check-series: deps
 	@tests/check-series
 
 clean:
-	rm -rf build/kernel-* build/selftests build/report build/outgoing build/vm
+	@scripts/clean

@@ -9,10 +9,18 @@
 # percpu_pagelist_high_fraction=-1 and vm.stat_refresh rounds, which decay
 # every CPU's pcp list to 4 * batch.
 #
+# Needs build/$BASE/bench/storm and build/$BASE/selftests/pcp_batch_test
+# (tests/run builds them first).
+#
 # Usage: tests/guest/race.sh SECONDS
+# shellcheck disable=SC2317 # the workers are called through loop()
 set -eu
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/../../scripts/lib.sh"
 secs=${1:?usage: race.sh SECONDS}
-here=$(cd "$(dirname "$0")/../.." && pwd)
+for f in "$build/bench/storm" "$build/selftests/pcp_batch_test"; do
+	[ -x "$f" ] || die "${f#"$top"/} missing: tests/run -t races builds it" 66
+done
 scale=/proc/sys/vm/pcp_batch_scale_max frac=/proc/sys/vm/percpu_pagelist_high_fraction
 lbreak=/proc/sys/vm/pcp_bulk_lock_break
 cpu1=/sys/devices/system/cpu/cpu1/online
@@ -35,7 +43,6 @@ loop() { # loop NAME CMD...: run CMD until the deadline, count the rounds
 	done
 	echo "$n" >"$tmp/$name.count"
 }
-# shellcheck disable=SC2317 # the workers below are called through loop()
 flip_scale() {
 	local v
 	for v in 0 1 2 3 4 5 6; do
@@ -44,13 +51,9 @@ flip_scale() {
 		[ ! -w "$lbreak" ] || echo $((v % 2)) >"$lbreak"
 	done
 }
-# shellcheck disable=SC2317
 flip_frac() { local v; for v in -1 0 8 -1 100 0; do echo "$v" >"$frac"; done; }
-# shellcheck disable=SC2317
-storm() { "$here/build/bench/storm" -n 2 -s 64 -v -1 -a 0 -c 0; }
-# shellcheck disable=SC2317
+storm() { "$build/bench/storm" -n 2 -s 64 -v -1 -a 0 -c 0; }
 hotplug() { echo 0 >"$cpu1"; sleep 0.2; echo 1 >"$cpu1"; }
-# shellcheck disable=SC2317
 reclaim() { echo 3 >/proc/sys/vm/drop_caches; echo 1 >/proc/sys/vm/compact_memory; }
 
 saved_scale=$(cat $scale) saved_frac=$(cat $frac)
@@ -85,7 +88,7 @@ else
 	echo "not ok - race: MemFree after draining moved more than 1% ($before kB -> $after kB)"
 	fail=1
 fi
-"$here/build/selftests/pcp_batch_test" >"$tmp/kselftest.log" 2>&1 && rc=0 || rc=$?
+"$build/selftests/pcp_batch_test" >"$tmp/kselftest.log" 2>&1 && rc=0 || rc=$?
 if [ "$rc" = 0 ]; then
 	echo "ok - race: afterwards the kselftest passes (knob bound and -1 mode hold on every CPU)"
 else

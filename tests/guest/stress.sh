@@ -7,15 +7,15 @@
 #
 # Usage: tests/guest/stress.sh SECONDS
 set -eu
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/../../scripts/lib.sh"
+# shellcheck source=scripts/settings.sh
+. "$top/scripts/settings.sh"
 secs=${1:?usage: stress.sh SECONDS}
-scale=/proc/sys/vm/pcp_batch_scale_max frac=/proc/sys/vm/percpu_pagelist_high_fraction
-saved_scale=$(cat $scale) saved_frac=$(cat $frac)
 fail=0
-for setting in "0 -1" "$saved_scale $saved_frac" "6 0"; do
-	# shellcheck disable=SC2086 # two words on purpose
-	set -- $setting
-	echo "$1" >$scale
-	echo "$2" >$frac
+for setting in hf-1k0 def k6; do
+	setting_apply "$setting"
+	set -- "$(cat /proc/sys/vm/pcp_batch_scale_max)" "$(cat /proc/sys/vm/percpu_pagelist_high_fraction)"
 	rc=0
 	out=$(stress-ng --temp-path /tmp --vm 2 --vm-bytes 256M --fault 2 --mmap 2 --mmap-bytes 128M \
 		--timeout "${secs}s" --metrics-brief 2>&1) || rc=$?
@@ -28,6 +28,5 @@ for setting in "0 -1" "$saved_scale $saved_frac" "6 0"; do
 		fail=1
 	fi
 done
-echo "$saved_scale" >$scale
-echo "$saved_frac" >$frac
+setting_apply def
 exit $fail
