@@ -64,7 +64,7 @@ test_base_commit_is_reproducible() {
 test_tree_export_round_trip_is_a_noop() {
 	local before after
 	scripts/export --check ||
-		{ echo "build/linux differs from patches/: run 'make export' first"; return 1; }
+		{ echo "the tree differs from patches/: run 'make export' first"; return 1; }
 	before=$(patch_files | xargs sha256sum)
 	scripts/export
 	after=$(patch_files | xargs sha256sum)
@@ -73,7 +73,7 @@ test_tree_export_round_trip_is_a_noop() {
 
 test_tree_refuses_to_drop_unexported_work() {
 	local rc=0
-	scripts/export --check || { echo "build/linux already differs from patches/"; return 1; }
+	scripts/export --check || { echo "the tree already differs from patches/"; return 1; }
 	echo probe >"$build/linux/unexported-probe"
 	git -C "$build/linux" add -f unexported-probe
 	git -C "$build/linux" commit -q -m "probe: unexported work"
