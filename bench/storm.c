@@ -10,11 +10,22 @@
  * the "alone" phase (before the storm processes exist) and the exit window
  * [release, last reap] (what other workloads felt in the original report).
  *
+ * With -R MS the storm processes instead map, write and unmap S MiB in a
+ * loop for MS ms, all at once (Yafang Shao's refill reproducer): every fault
+ * that finds the pcp list empty refills it under zone->lock, in refills that
+ * grow to batch << alloc_factor.  Their throughput (MiB faulted per second)
+ * is the throughput side, and the victim's samples of that window are the
+ * "refill" phase.
+ *
  * Tasks are named "s:LABEL" (storm) and "v:LABEL" (victim) so that tracing
- * can tell the settings of one run apart.
+ * can tell the settings of one run apart.  The parent renames itself
+ * "P:LABEL" plus the phase letter (A alone, F storm fault-in, E exit,
+ * R refill load, Q quiet after it) at each phase change, which tracing sees
+ * as task:task_rename (bench/paths.bt).
  *
  * Output: one JSON object on stdout; with -o DIR, the victim's fault times in
- * ns (one per line) in DIR/LABEL.alone and DIR/LABEL.window, appended.
+ * ns (one per line) in DIR/LABEL.PHASE (alone, fault, window = the exit,
+ * refill), appended.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -49,15 +60,16 @@ static const char *myname = "storm";
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"usage: %s [-n PROCS] [-s MIB] [-c CPU] [-v CPU] [-V MIB] [-a MS] [-l LABEL] [-o DIR]\n"
+		"usage: %s [-n PROCS] [-s MIB] [-c CPU] [-v CPU] [-V MIB] [-a MS] [-R MS] [-l LABEL] [-o DIR]\n"
 		"  -n PROCS  storm processes (default 4)\n"
 		"  -s MIB    memory each storm process faults in (default 512)\n"
 		"  -c CPU    CPU the storm processes run on (default 0)\n"
 		"  -v CPU    CPU of the victim (default 1; -1: no victim)\n"
 		"  -V MIB    memory the victim faults in per cycle (default 256)\n"
 		"  -a MS     victim-alone phase before the storm (default 1000)\n"
+		"  -R MS     refill load for MS ms instead of the exit storm\n"
 		"  -l LABEL  name of the run in task names and output (default run)\n"
-		"  -o DIR    append the victim's fault times to DIR/LABEL.{alone,window}\n",
+		"  -o DIR    append the victim's fault times to DIR/LABEL.{alone,fault,window,refill}\n",
 		myname);
 	exit(status);
 }
@@ -109,6 +121,12 @@ static void name_task(char kind, const char *label)
 	prctl(PR_SET_NAME, name);
 }
 
+/* The parent's name carries the phase: an upper-case letter, "E:LABEL". */
+static void mark_phase(char phase, const char *label)
+{
+	name_task(phase, label);
+}
+
 static long mem_available_mib(void)
 {
 	char line[256];
@@ -134,6 +152,22 @@ static char *map_anon(size_t size)
 	/* 4 KiB pages: the pcp lists of order 0 are what the storm fills */
 	madvise(p, size, MADV_NOHUGEPAGE);
 	return p;
+}
+
+/* A refill-load process: map, write and unmap SIZE bytes until DEADLINE;
+ * returns the MiB written. */
+static unsigned long refill_load(size_t size, uint64_t deadline)
+{
+	unsigned long mib = 0;
+
+	while (now_ns() < deadline) {
+		char *p = map_anon(size);
+
+		memset(p, 1, size);
+		munmap(p, size);
+		mib += size >> 20;
+	}
+	return mib;
 }
 
 static void victim(struct shared *sh, size_t size)
@@ -190,8 +224,10 @@ static double tv_ms(struct timeval tv)
 int main(int argc, char **argv)
 {
 	long procs = 4, mib = 512, storm_cpu = 0, victim_cpu = 1, victim_mib = 256;
-	long alone_ms = 1000, avail, ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t t_alone0, t_alone1, t_release, t_done;
+	long alone_ms = 1000, refill_ms = 0, avail;
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t t_alone0, t_alone1, t_fault0, t_release, t_done;
+	unsigned long *refill_mib, total_mib = 0;
 	double sys_ms = 0;
 	const char *label = "run", *dir = NULL;
 	int go[2], ready[2], opt, i, status;
@@ -200,7 +236,7 @@ int main(int argc, char **argv)
 	struct rusage ru;
 	char c;
 
-	while ((opt = getopt(argc, argv, "n:s:c:v:V:a:l:o:h")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:c:v:V:a:R:l:o:h")) != -1) {
 		switch (opt) {
 		case 'n': procs = parse("-n", optarg, 1, 256); break;
 		case 's': mib = parse("-s", optarg, 1, 1 << 20); break;
@@ -209,6 +245,7 @@ int main(int argc, char **argv)
 		case 'V': victim_mib = parse("-V", optarg, 1, 1 << 20); break;
 		case 'a': alone_ms = parse("-a", optarg, 0, 600000); break;
 		case 'l': label = optarg; break;
+		case 'R': refill_ms = parse("-R", optarg, 1, 600000); break;
 		case 'o': dir = optarg; break;
 		case 'h': usage(0); break;
 		default: usage(2);
@@ -248,14 +285,22 @@ int main(int argc, char **argv)
 			victim(sh, victim_mib << 20);
 		}
 	}
+	refill_mib = mmap(NULL, procs * sizeof(*refill_mib), PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (refill_mib == MAP_FAILED)
+		die("mmap");
+
 	/* The victim alone, after a short warm-up. */
 	usleep(100000);
+	mark_phase('A', label);
 	t_alone0 = now_ns();
 	usleep(alone_ms * 1000);
 	t_alone1 = now_ns();
 
 	if (pipe(go) || pipe(ready))
 		die("pipe");
+	mark_phase('F', label);
+	t_fault0 = now_ns();
 	for (i = 0; i < procs; i++) {
 		pids[i] = fork();
 		if (pids[i] < 0)
@@ -268,8 +313,10 @@ int main(int argc, char **argv)
 			close(ready[0]);
 			pin(storm_cpu);
 			name_task('s', label);
-			p = map_anon(size);
-			memset(p, 1, size);
+			if (!refill_ms) {
+				p = map_anon(size);
+				memset(p, 1, size);
+			}
 			/* CPU time so far, so that the exit's own can be told */
 			getrusage(RUSAGE_SELF, &ru);
 			if (write(ready[1], &ru, sizeof(ru)) != sizeof(ru))
@@ -277,6 +324,9 @@ int main(int argc, char **argv)
 			/* returns 0 when the parent closes the write end */
 			if (read(go[0], &c, 1) != 0)
 				_exit(1);
+			if (refill_ms)
+				refill_mib[i] = refill_load(size, now_ns() +
+							    refill_ms * 1000000ULL);
 			_exit(0);
 		}
 	}
@@ -289,6 +339,7 @@ int main(int argc, char **argv)
 		}
 		sys_ms -= tv_ms(ru.ru_stime);
 	}
+	mark_phase(refill_ms ? 'R' : 'E', label);
 	t_release = now_ns();
 	close(go[1]);
 	for (i = 0; i < procs; i++) {
@@ -301,16 +352,25 @@ int main(int argc, char **argv)
 		sys_ms += tv_ms(ru.ru_stime);
 	}
 	t_done = now_ns();
+	mark_phase('Q', label);
 
 	printf("{\"label\": \"%s\", \"procs\": %ld, \"mib\": %ld, \"storm_ms\": %.3f, \"storm_sys_ms\": %.3f",
 	       label, procs, mib, (t_done - t_release) / 1e6, sys_ms);
+	if (refill_ms) {
+		for (i = 0; i < procs; i++)
+			total_mib += refill_mib[i];
+		printf(", \"refill_ms\": %ld, \"refill_mib\": %lu, \"refill_mib_s\": %.1f",
+		       refill_ms, total_mib, total_mib * 1e9 / (t_done - t_release));
+	}
 	if (sh) {
 		usleep(100000);
 		sh->stop = 1;
 		if (waitpid(vpid, &status, 0) != vpid)
 			die("waitpid");
 		save_samples("alone", sh, t_alone0, t_alone1, dir, label);
-		save_samples("window", sh, t_release, t_done, dir, label);
+		save_samples("fault", sh, t_fault0, t_release, dir, label);
+		save_samples(refill_ms ? "refill" : "window", sh, t_release,
+			     t_done, dir, label);
 	}
 	printf("}\n");
 	return 0;
