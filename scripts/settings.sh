@@ -8,7 +8,8 @@
 #                         (null where the kernel has no such sysctl)
 
 settings_file=${top:?source scripts/lib.sh first}/configs/settings
-read -r -a setting_names < <(awk '!/^#/ && NF {print $2, $3, $4; exit}' "$settings_file")
+# (no process substitution here: a guest's /dev has no /dev/fd)
+read -r -a setting_names <<<"$(awk '!/^#/ && NF {print $2, $3, $4; exit}' "$settings_file")"
 declare -A setting_boot=()
 for name in "${setting_names[@]}"; do
 	setting_boot[$name]=$(cat "/proc/sys/vm/$name" 2>/dev/null || echo none)
@@ -20,7 +21,7 @@ setting_labels() {
 
 setting_apply() {
 	local label=${1%-a} values i name val
-	read -r -a values < <(awk -v l="$label" '!/^#/ && $1 == l {print $2, $3, $4}' "$settings_file")
+	read -r -a values <<<"$(awk -v l="$label" '!/^#/ && $1 == l {print $2, $3, $4}' "$settings_file")"
 	[ ${#values[@]} = 3 ] || die "unknown setting '$1' (see configs/settings)" 2
 	for i in 0 1 2; do
 		name=${setting_names[i]} val=${values[i]}
