@@ -68,6 +68,17 @@ patch_files() {
 	find "$(patch_dir)" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' | sort
 }
 
+# kernel_dir VARIANT: the folder scripts/kernel builds VARIANT in.  The
+# unpatched kernel builds next to its tree, build/$BASE/base/{linux,kernel-base},
+# so that each tree sits at ../linux from its output folder: compiler command
+# lines then match, and ccache serves the base from the patched build.
+kernel_dir() {
+	case $1 in
+	base) echo "$build/base/kernel-base" ;;
+	*) echo "$build/kernel-$1" ;;
+	esac
+}
+
 # need_tree: make sure build/$BASE/linux exists (scripts/tree, output on stderr).
 need_tree() {
 	[ -d "$build/linux/.git" ] || "$top/scripts/tree" >&2
