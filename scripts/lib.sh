@@ -14,7 +14,7 @@
 
 # The default kernel base: the one line to change when a new base becomes
 # the default.  Every entry point takes BASE=... from the environment.
-: "${BASE:=6.12}"
+: "${BASE:=7.3}"
 export BASE
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -55,10 +55,10 @@ progress() {
 }
 
 # The series for this base: patches/ for the mainline base, patches/$BASE/
-# for a backport.  (6.12 still lives in patches/ until its folder exists.)
+# for a backport.
 patch_dir() {
 	case $BASE in
-	7.3|6.12) echo "$top/patches" ;;
+	7.3) echo "$top/patches" ;;
 	*) echo "$top/patches/$BASE" ;;
 	esac
 }
