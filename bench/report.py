@@ -5,10 +5,17 @@ Usage: bench/report.py DIR
        bench/report.py --table RESULTS_JSON
        bench/report.py --cover RESULTS_JSON TEMPLATE COVER_LETTER
 
-DIR/raw/KERNEL/ holds storm-plain.jsonl and storm-traced.jsonl (one line per
-storm, with "settings": the sysctls the guest read back), pcp.json and
-pcp-tp.json (bench/pcp.bt and bench/pcp-tp.bt, bpftrace -f json),
-plain/LABEL.{alone,window} (victim fault times in ns) and micro.jsonl.
+DIR/raw/KERNEL/ holds storm-{plain,traced}.jsonl and refill-{plain,traced}.jsonl
+(one line per run of bench/storm, with "settings": the sysctls the guest
+read back; the refill scenario's runs are labelled SETTING.r), paths.json,
+paths-tp.json and pcp-tp.json (bench/paths.bt, bench/paths-tp.bt,
+bench/pcp-tp.bt, bpftrace -f json; old runs: pcp.json),
+{plain,traced}/LABEL.{alone,fault,window,refill} (victim fault times in ns),
+env.txt (uname -r on its second line) and micro.jsonl.
+
+Percentiles of the bpftrace histograms (zone->lock holds, victim waits) are
+conservative: the upper bound of the log2 bucket that holds the percentile,
+capped at the exact maximum; at most 2x the true value, never below it.
 Writes DIR/results.json (the schema in the README), DIR/report.md and
 DIR/*.png, and prints the comparison table.
 
@@ -59,7 +66,100 @@ def bpf_maps(*paths):
 
 
 def raw_maps(d):
-    return bpf_maps(os.path.join(d, "pcp.json"), os.path.join(d, "pcp-tp.json"))
+    return bpf_maps(*(os.path.join(d, f + ".json") for f in ("pcp", "pcp-tp", "paths", "paths-tp")))
+
+
+PHASES = {"A": "alone", "F": "fault_in", "E": "exit", "R": "refill", "Q": "quiet"}
+PHASE_ORDER = ("alone", "fault_in", "exit", "refill", "quiet")
+PATHS = ("free", "refill", "drain", "decay", "other")
+SCENARIOS = {"exit-storm": ("E", ""), "refill": ("R", ".r")}  # window phase, label suffix
+
+
+def path_of(fn, ctx):
+    """bench/paths.bt's (function that took zone->lock, ctx) as a path."""
+    if ctx == "1":
+        return "drain"
+    if ctx == "2":
+        return "decay"
+    if fn == "free_pcppages_bulk":
+        return "free"
+    if fn in ("__rmqueue_pcplist", "rmqueue_bulk"):
+        return "refill"
+    return "other"
+
+
+def split_key(key):
+    """"E:LABEL,fn,ctx" -> ("exit", "LABEL", ["fn", "ctx"]); None for
+    bpftrace's "-:none" (before the first run) and "Q:-" (between runs)."""
+    head, *rest = key.split(",")
+    letter, _, label = head.partition(":")
+    if letter not in PHASES or label in ("", "-"):
+        return None
+    return PHASES[letter], label, rest
+
+
+def hist_merge(hists):
+    """The sum of bpftrace log2 histograms (lists of {min, max, count})."""
+    acc = {}
+    for h in hists:
+        for b in h:
+            k = (b.get("min", 0), b.get("max", 0))
+            acc[k] = acc.get(k, 0) + b["count"]
+    return [{"min": lo, "max": hi, "count": n} for (lo, hi), n in sorted(acc.items())]
+
+
+def hist_upper(buckets, q, cap=None):
+    """The q-th percentile of a log2 histogram, conservatively: the upper
+    bound of the bucket it falls in (at most 2x the true value), capped at
+    the exact maximum CAP where known."""
+    total = sum(b["count"] for b in buckets)
+    if not total:
+        return None
+    rank, seen = q * total, 0
+    for b in buckets:
+        seen += b["count"]
+        if b["count"] and seen >= rank:
+            hi = b.get("max", 0) + 1
+            return hi if cap is None else min(hi, cap)
+    return cap
+
+
+def hold_stats(items, count_key="calls"):
+    """Pooled statistics of (hist, max_ns, sum_ns) triples, in us."""
+    h = hist_merge(i[0] for i in items)
+    maxes = [i[1] for i in items if i[1] is not None]
+    sums = [i[2] for i in items if i[2] is not None]
+    mx = max(maxes) if maxes else None
+
+    def us(x):
+        return None if x is None else x / 1e3
+    return {count_key: sum(b["count"] for b in h),
+            "total_us": us(sum(sums)) if sums else (0.0 if not h else None),
+            "p50_us": us(hist_upper(h, 0.50, mx)), "p99_us": us(hist_upper(h, 0.99, mx)),
+            "max_us": us(mx)}, h
+
+
+def tp_max(maps, name, run_label, want):
+    """Largest value of paths-tp/paths map NAME over the run's phases, for
+    keys whose second part (ctx or order) is WANT; None when absent."""
+    vals = [v for k, v in maps.get(name, {}).items()
+            if (sk := split_key(k)) and sk[1] == run_label and sk[2][:1] == [want]]
+    return max(vals) if vals else None
+
+
+def base_of(d):
+    """The kernel base of a raw folder: uname -r in env.txt (7.3.4 -> 7.3),
+    else $BASE, else the build/BASE/ path."""
+    try:
+        with open(os.path.join(d, "env.txt")) as f:
+            rel = f.read().split("\n")[1]
+        return ".".join(rel.split("-")[0].split(".")[:2])
+    except (OSError, IndexError):
+        pass
+    if os.environ.get("BASE"):
+        return os.environ["BASE"]
+    parts = os.path.abspath(d).split(os.sep)
+    return parts[parts.index("build") + 1] if "build" in parts[:-1] else None
 
 
 def hist_percentile(buckets, q):
@@ -95,57 +195,133 @@ def lat_stats(v):
             "p999_us": v[n * 999 // 1000] / 1e3, "max_us": v[-1] / 1e3}
 
 
-def case(raw, kernel, label):
+def case(raw, kernel, label, scenario="exit-storm"):
+    """One results.json case: a setting of one kernel in one scenario."""
     d = os.path.join(raw, kernel)
     maps = raw_maps(d)
-    key_s, key_v = "s:" + label, "v:" + label
-    bulk = maps.get("@bulk_ns", {}).get(key_s, [])
-    pages = maps.get("@pages", {}).get(key_s, [])
-    wait = maps.get("@victim_wait_ns", {}).get(key_v, [])
-    plain = [r for r in jsonl(os.path.join(d, "storm-plain.jsonl")) if r["label"] == label]
-    traced = [r for r in jsonl(os.path.join(d, "storm-traced.jsonl")) if r["label"] == label]
+    window, suffix = SCENARIOS[scenario]
+    run = label + suffix
+    key_s, key_v = "s:" + run, "v:" + run
+    stem = "storm" if scenario == "exit-storm" else "refill"
+    plain = [r for r in jsonl(os.path.join(d, stem + "-plain.jsonl")) if r["label"] == run]
+    traced = [r for r in jsonl(os.path.join(d, stem + "-traced.jsonl")) if r["label"] == run]
     applied = (plain + traced + [{"settings": {}}])[0]["settings"]
+    timed = plain or traced
+    sdir = os.path.join(d, "plain" if plain else "traced")
     tp = maps.get("@tp_hold_ns", {}).get(key_s, [])
-    runs = [r["storm_ms"] for r in plain]
-    sys_ms = [r["storm_sys_ms"] for r in plain]
 
     def us(x):
         return None if x is None else x / 1e3
 
-    return {
+    def med(xs):
+        return statistics.median(xs) if xs else None
+
+    # zone->lock holds by path, pooled over the run's phases (paths.bt)
+    held = {p: [] for p in PATHS}
+    held_phase = {}
+    for key, h in maps.get("@hold_ns", {}).items():
+        sk = split_key(key)
+        if not sk or sk[1] != run or len(sk[2]) != 2:
+            continue
+        item = (h, maps.get("@hold_max_ns", {}).get(key), maps.get("@hold_sum_ns", {}).get(key))
+        path = path_of(*sk[2])
+        held[path].append(item)
+        held_phase.setdefault(sk[0], {}).setdefault(path, []).append(item)
+    holds, hold_hists = {}, {}
+    for path in PATHS:
+        holds[path], hold_hists[path] = hold_stats(held[path])
+        holds[path]["max_pages"] = None
+        holds[path]["pages_from"] = None
+    # pages per transfer: the tracepoints (paths-tp.bt) where the kernel has
+    # them, else free_pcppages_bulk()'s count argument (paths.bt)
+    for path, ctx in (("free", "0"), ("drain", "1"), ("decay", "2")):
+        for name, src in (("@free_max_pages", "tracepoint"), ("@free_max_count", "count")):
+            v = tp_max(maps, name, run, ctx)
+            if v is not None:
+                holds[path]["max_pages"], holds[path]["pages_from"] = v, src
+                break
+    by_order = {}
+    for k, v in maps.get("@refill_max_pages", {}).items():
+        sk = split_key(k)
+        if sk and sk[1] == run:
+            by_order[sk[2][0]] = max(v, by_order.get(sk[2][0], 0))
+    if by_order:
+        holds["refill"]["max_pages"] = by_order.get("0")
+        holds["refill"]["max_pages_by_order"] = by_order
+        holds["refill"]["pages_from"] = "tracepoint"
+    holds_by_phase = {ph: {p: hold_stats(items)[0] for p, items in paths.items()}
+                      for ph, paths in held_phase.items()}
+
+    # the victim's waits for zone->lock, by phase and by holder (paths.bt)
+    waits = {}
+    for key, h in maps.get("@wait_ns", {}).items():
+        sk = split_key(key)
+        if not sk or sk[1] != run or len(sk[2]) != 2:
+            continue
+        item = (h, maps.get("@wait_max_ns", {}).get(key), maps.get("@wait_sum_ns", {}).get(key))
+        waits.setdefault(sk[0], {}).setdefault(path_of(*sk[2]), []).append(item)
+    uncontended = {}
+    for key, n in maps.get("@victim_uncontended", {}).items():
+        sk = split_key(key)
+        if sk and sk[1] == run:
+            uncontended[sk[0]] = uncontended.get(sk[0], 0) + n
+    traced_run = bool(traced) and bool(maps.get("@hold_ns"))
+    phases_run = [ph for ph in PHASE_ORDER if ph != {"E": "refill", "R": "exit"}[window]]
+    by_phase, wait_hists = {}, {}
+    for ph in phases_run:
+        items = [i for items in waits.get(ph, {}).values() for i in items]
+        if not traced_run:
+            continue
+        by_phase[ph], wait_hists[ph] = hold_stats(items, "acquisitions")
+        by_phase[ph]["uncontended"] = uncontended.get(ph, 0)
+    win = PHASES[window]
+    by_holder = {p: hold_stats(waits.get(win, {}).get(p, []), "acquisitions")[0]
+                 for p in PATHS} if traced_run else {}
+    by_phase_holder = {ph: {p: hold_stats(items, "acquisitions")[0] for p, items in hs.items()}
+                       for ph, hs in waits.items()}
+    all_waits, all_hist = hold_stats([i for hs in waits.values() for items in hs.values()
+                                      for i in items], "acquisitions")
+
+    runs = [r["storm_ms"] for r in timed]
+    sys_ms = [r["storm_sys_ms"] for r in timed]
+    res = {
+        "base": base_of(d),
+        "timing": "tcg",
         "kernel": kernel,
         "setting": label,
         "settings": {k: applied.get(k) for k in
                      ("pcp_batch_scale_max", "percpu_pagelist_high_fraction", "pcp_bulk_lock_break")},
-        "workload": "exit-storm-alone" if label.endswith("-a") else "exit-storm",
-        "reps": len(plain),
-        "bulk_free": {
-            "calls": sum(b["count"] for b in pages),
-            "max_pages": maps.get("@max_pages", {}).get(key_s),
-            "p50_us": us(hist_percentile(bulk, 0.50)),
-            "p99_us": us(hist_percentile(bulk, 0.99)),
-            "max_us": us(maps.get("@bulk_max_ns", {}).get(key_s)),
-        },
-        "victim": lat_stats(samples(os.path.join(d, "plain", label + ".window"))),
-        "victim_alone": lat_stats(samples(os.path.join(d, "plain", label + ".alone"))),
-        "victim_lock_wait": {
-            "acquisitions": sum(b["count"] for b in wait),
-            "p50_us": us(hist_percentile(wait, 0.50)),
-            "p99_us": us(hist_percentile(wait, 0.99)),
-            "max_us": us(maps.get("@victim_wait_max_ns", {}).get(key_v)),
-            "total_us": us(maps.get("@victim_wait_total_ns", {}).get(key_v)),
-        },
+        "scenario": scenario,
+        "workload": ("exit-storm-alone" if label.endswith("-a") else "exit-storm")
+        if scenario == "exit-storm" else "refill",
+        "reps": len(timed),
+        "timed_from": "plain" if plain else "traced",
+        "holds": holds,
+        "holds_by_phase": holds_by_phase,
+        "bulk_free": {k: holds["free"][k] for k in ("calls", "max_pages", "p50_us", "p99_us", "max_us")},
+        "victim": lat_stats(samples(os.path.join(sdir, run + (".window" if window == "E" else ".refill")))),
+        "victim_alone": lat_stats(samples(os.path.join(sdir, run + ".alone"))),
+        "victim_fault_in": lat_stats(samples(os.path.join(sdir, run + ".fault"))),
+        "victim_lock_wait": {k: all_waits[k] for k in
+                             ("acquisitions", "p50_us", "p99_us", "max_us", "total_us")},
+        "victim_lock_wait_by_phase": by_phase,
+        "victim_lock_wait_by_holder": by_holder,
+        "victim_lock_wait_by_phase_holder": by_phase_holder,
         "tracepoint": {
             "calls": maps.get("@tp_calls", {}).get(key_s),
             "hold_p50_us": us(hist_percentile(tp, 0.50)),
             "hold_p99_us": us(hist_percentile(tp, 0.99)),
             "lock_breaks": maps.get("@tp_lock_breaks", {}).get(key_s),
         },
-        "storm_ms": {"median": statistics.median(runs) if runs else None, "runs": runs},
-        "storm_sys_ms": {"median": statistics.median(sys_ms) if sys_ms else None,
-                         "runs": sys_ms},
-        "_hist": {"bulk_ns": bulk, "pages": pages, "wait_ns": wait},
+        "storm_ms": {"median": med(runs), "runs": runs},
+        "storm_sys_ms": {"median": med(sys_ms), "runs": sys_ms},
+        "_hist": {"bulk_ns": hold_hists["free"], "holds": hold_hists, "waits": wait_hists,
+                  "wait_ns": all_hist},
     }
+    if scenario == "refill":
+        mibs = [r["refill_mib_s"] for r in timed if "refill_mib_s" in r]
+        res["refill_mib_s"] = {"median": med(mibs), "runs": mibs}
+    return res
 
 
 def micro_cases(raw):
@@ -159,6 +335,7 @@ def micro_cases(raw):
             vals = [r["value"] for r in rs]
             applied = rs[0].get("settings", {})
             out.append({
+                "base": base_of(os.path.join(raw, kernel)), "timing": "tcg",
                 "kernel": kernel,
                 "settings": {k: applied.get(k) for k in
                              ("pcp_batch_scale_max", "percpu_pagelist_high_fraction")},
@@ -205,6 +382,10 @@ def plots(dirname, cases):
         print("report: matplotlib missing, no plots", file=sys.stderr)
         return []
     made = []
+    waits = phase_wait_plot(plt, dirname, cases)
+    if waits:
+        made.append(waits)
+    cases = [c for c in cases if c["scenario"] == "exit-storm"]
     fig, ax = plt.subplots(figsize=(8, 4.5))
     shown = [("base", "def"), ("patched", "def"), ("patched", "k0"), ("patched", "k2"),
              ("patched", "k6"), ("patched", "hf-1"), ("patched", "hf-1k0"), ("patched", "lb")]
@@ -218,9 +399,9 @@ def plots(dirname, cases):
         ax.step(xs, [b["count"] / tot for b in h], where="post",
                 label="%s %s" % (c["kernel"], c["setting"]))
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("free_pcppages_bulk() duration, ns (log2 buckets)")
+    ax.set_xlabel("zone->lock hold of free_pcppages_bulk(), ns (log2 buckets)")
     ax.set_ylabel("fraction of calls")
-    ax.set_title("Bulk free duration during the exit storm, per setting")
+    ax.set_title("Bulk free zone->lock hold in the exit storm run, per setting")
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(os.path.join(dirname, "bulk_free_hist.png"), dpi=110)
@@ -258,6 +439,39 @@ def plots(dirname, cases):
     return made
 
 
+def phase_wait_plot(plt, dirname, cases):
+    """victim_wait_by_phase.png: the victim's zone->lock wait p99 and total
+    per phase, one bar per case, a panel per scenario."""
+    scs = [sc for sc in SCENARIOS if any(c["scenario"] == sc and c["victim_lock_wait_by_phase"]
+                                         for c in cases)]
+    if not scs:
+        return None
+    fig, axes = plt.subplots(2, len(scs), figsize=(6 * len(scs), 7), squeeze=False)
+    for col, sc in enumerate(scs):
+        cs = [c for c in cases if c["scenario"] == sc and c["victim_lock_wait_by_phase"]]
+        phases = [ph for ph in PHASE_ORDER if any(ph in c["victim_lock_wait_by_phase"] for c in cs)]
+        width = 0.8 / len(cs)
+        for row, (key, scale, unit) in enumerate((("p99_us", 1, "p99, us"),
+                                                  ("total_us", 1e3, "total, ms"))):
+            ax = axes[row][col]
+            for i, c in enumerate(cs):
+                vals = [(c["victim_lock_wait_by_phase"].get(ph, {}).get(key) or 0) / scale
+                        for ph in phases]
+                ax.bar([x + i * width for x in range(len(phases))], vals, width,
+                       label="%s %s" % ("unpatched" if c["kernel"] == "base" else c["kernel"],
+                                        c["setting"]))
+            ax.set_xticks([x + width * (len(cs) - 1) / 2 for x in range(len(phases))])
+            ax.set_xticklabels(phases)
+            ax.set_ylabel("victim zone->lock wait " + unit)
+            if row == 0:
+                ax.set_title("%s (base %s)" % (sc, cs[0]["base"]))
+                ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(dirname, "victim_wait_by_phase.png"), dpi=110)
+    plt.close(fig)
+    return "victim_wait_by_phase.png"
+
+
 def lock_break_verdict(storms):
     """The experimental lock break against its targets, as a paragraph."""
     by = {(c["kernel"], c["setting"]): c for c in storms}
@@ -265,14 +479,16 @@ def lock_break_verdict(storms):
     lba, basea = by.get(("patched", "lb-a")), by.get(("base", "def-a"))
     if not (lb and k0 and dflt and lba and basea):
         return "(no measurement of the lock break in results.json)"
-    w_lb, w_k0 = lb["victim_lock_wait"]["p99_us"], k0["victim_lock_wait"]["p99_us"]
-    w_def = dflt["victim_lock_wait"]["p99_us"]
+    def exit_wait(c):  # the waits of the exit window (whole run: older results)
+        return (c.get("victim_lock_wait_by_phase", {}).get("exit")
+                or c["victim_lock_wait"])["p99_us"]
+    w_lb, w_k0, w_def = exit_wait(lb), exit_wait(k0), exit_wait(dflt)
     t_lba, t_basea = lba["storm_ms"]["median"], basea["storm_ms"]["median"]
     ok_wait = w_lb is not None and w_k0 and w_lb <= 1.5 * w_k0
     ok_time = t_lba is not None and t_basea and abs(t_lba / t_basea - 1) <= 0.01
     lines = [
         "With vm.pcp_bulk_lock_break=1 (knob at its default) the victim's",
-        "zone->lock wait p99 was %s us, against %s us at knob 0 and %s us"
+        "zone->lock wait p99 in the exit window was %s us, against %s us at knob 0 and %s us"
         % (fmt(w_lb), fmt(w_k0), fmt(w_def)),
         "at the default (target: within 1.5x of knob 0: %s); the bulk frees"
         % ("met" if ok_wait else "missed"),
@@ -292,25 +508,61 @@ def spread_pct(runs):
     return (max(runs) - min(runs)) / 2 / med * 100 if med else None
 
 
-STORM_METRICS = (  # name, value of a case, its repetitions (for the spread)
-    ("max pages/bulk free", lambda c: c["bulk_free"]["max_pages"], None),
-    ("bulk free p99 us", lambda c: c["bulk_free"]["p99_us"], None),
-    ("victim lock waits", lambda c: c["victim_lock_wait"]["acquisitions"] or None, None),
-    ("victim lock wait p99 us", lambda c: c["victim_lock_wait"]["p99_us"], None),
-    ("victim lock wait total ms",
-     lambda c: None if c["victim_lock_wait"]["total_us"] is None else c["victim_lock_wait"]["total_us"] / 1e3,
-     None),
-    ("victim fault p99.9 us", lambda c: c["victim"].get("p999_us"), None),
-    ("storm ms", lambda c: c["storm_ms"]["median"], lambda c: c["storm_ms"]["runs"]),
-)
+def _get(*path):
+    """A getter of c[path...], None where any step is missing."""
+    def get(c):
+        for k in path:
+            if not isinstance(c, dict) or c.get(k) is None:
+                return None
+            c = c[k]
+        return c
+    return get
+
+
+def _ms(get):
+    return lambda c: None if get(c) is None else get(c) / 1e3
+
+
+def _storm_metrics():
+    """(name, scenario, value of a case, its repetitions or None): the rows
+    of the comparison, per scenario."""
+    m = []
+    for sc, short, win in (("exit-storm", "exit", "exit"), ("refill", "refill", "refill")):
+        for p in PATHS:
+            m.append(("%s: hold p99 us %s" % (short, p), sc, _get("holds", p, "p99_us"), None))
+        for p in ("free", "refill", "drain"):
+            m.append(("%s: max pages %s" % (short, p), sc, _get("holds", p, "max_pages"), None))
+        for ph in ("alone", "fault_in", win, "quiet"):
+            m.append(("%s: wait p99 us %s" % (short, ph), sc,
+                      _get("victim_lock_wait_by_phase", ph, "p99_us"), None))
+            m.append(("%s: wait sum ms %s" % (short, ph), sc,
+                      _ms(_get("victim_lock_wait_by_phase", ph, "total_us")), None))
+        for p in PATHS:
+            m.append(("%s: wait p99 us by %s" % (short, p), sc,
+                      _get("victim_lock_wait_by_holder", p, "p99_us"), None))
+            m.append(("%s: wait sum ms by %s" % (short, p), sc,
+                      _ms(_get("victim_lock_wait_by_holder", p, "total_us")), None))
+        m.append(("%s: victim fault p99.9 us" % short, sc, _get("victim", "p999_us"), None))
+    m.append(("exit: storm ms", "exit-storm", _get("storm_ms", "median"), _get("storm_ms", "runs")))
+    m.append(("refill: MiB/s", "refill", _get("refill_mib_s", "median"), _get("refill_mib_s", "runs")))
+    return tuple(m)
+
+
+STORM_METRICS = _storm_metrics()
+# the rows the cover letter quotes (as before the per-path split, + refill)
+COVER_METRICS = ("exit: max pages free", "exit: hold p99 us free", "exit: wait p99 us exit",
+                 "exit: wait sum ms exit", "exit: wait p99 us by free",
+                 "exit: victim fault p99.9 us", "exit: storm ms", "refill: max pages refill",
+                 "refill: hold p99 us refill", "refill: wait p99 us refill",
+                 "refill: wait sum ms refill", "refill: MiB/s")
 
 
 def table_rows(res, kind=None):
     """The comparison, one metric of one case per row: (metric, kernel,
     setting, value, spread %, change % against the unpatched kernel at the
     same workload, mark)."""
-    storms = [c for c in res if c["workload"].startswith("exit-storm") and kind != "micro"]
-    micro = [c for c in res if c["workload"].startswith("micro:") and kind != "storm"]
+    storms = [c for c in res if c.get("scenario") and kind != "micro"]
+    micro = [c for c in res if c["workload"].startswith("micro:") and kind in (None, "micro")]
     ref = {c["workload"]: c for c in res if c["kernel"] == "base"}
     rows = []
 
@@ -325,8 +577,12 @@ def table_rows(res, kind=None):
             mark = "*" if noise and abs(delta) > max(noise) else ""
         rows.append((metric, c["kernel"], setting, val, sp, delta, mark or ""))
 
-    for metric, get, get_runs in STORM_METRICS:
+    for metric, sc, get, get_runs in STORM_METRICS:
+        if kind == "cover" and metric not in COVER_METRICS:
+            continue
         for c in storms:
+            if c["scenario"] != sc:
+                continue
             r = ref.get(c["workload"])
             row(metric, c, get(c), get_runs(c) if get_runs else None,
                 get(r) if r else None, get_runs(r) if r and get_runs else None, c["setting"])
@@ -335,19 +591,22 @@ def table_rows(res, kind=None):
         row("%s %s" % (c["workload"][len("micro:"):], c["value"]["unit"]), c,
             c["value"]["median"], c["value"]["runs"], r["value"]["median"] if r else None,
             r["value"]["runs"] if r else None, "def")
-    return rows
+    # a metric that is 0 or absent for every case says nothing: no rows
+    keep = {r[0] for r in rows if r[3]}
+    return [r for r in rows if r[0] in keep]
 
 
 def table(res, kind=None):
     """The comparison table as fixed-width text (report.md, README, cover);
-    kind "storm" or "micro" keeps those rows only."""
+    kind "storm" or "micro" keeps those rows only, "cover" the storm rows
+    of COVER_METRICS."""
     def num(x):
         if x is None:
             return "-"
         return "%.0f" % x if abs(x) >= 100 or x == int(x) else "%.1f" % x
-    fmt_row = "%-25s %-9s %-7s %8s %8s %8s"
+    fmt_row = "%-30s %-9s %-7s %8s %8s %8s"
     lines = [fmt_row % ("metric", "kernel", "setting", "value", "spread", "change"),
-             fmt_row % ("-" * 25, "-" * 9, "-" * 7, "-" * 8, "-" * 8, "-" * 8)]
+             fmt_row % ("-" * 30, "-" * 9, "-" * 7, "-" * 8, "-" * 8, "-" * 8)]
     last = None
     for metric, kernel, setting, val, sp, delta, mark in table_rows(res, kind):
         if last is not None and metric != last:
@@ -374,7 +633,7 @@ def cover(results_path, template_path, cover_path):
     with open(template_path) as f:
         subject, _, body = f.read().partition("\n")
     body = body.lstrip("\n")
-    body = body.replace("@TABLE@", table(res, "storm"))
+    body = body.replace("@TABLE@", table(res, "cover"))
     body = body.replace("@LEGEND@", legend())
     body = body.replace("@MICRO@", table(res, "micro"))
     body = body.replace("@REPS@", str(storms[0]["reps"] if storms else 0))
@@ -394,34 +653,58 @@ def cover(results_path, template_path, cover_path):
 def report(dirname):
     raw = os.path.join(dirname, "raw")
     labels = [label for label, _ in settings_table()]
-    cases = [case(raw, "base", "def"), case(raw, "base", "def-a")]
-    cases += [case(raw, "patched", s) for s in labels + ["def-a", "lb-a"]]
-    cases = [c for c in cases if c["reps"]]
+    cases = []
+    for kernel in ("base", "patched"):
+        for label in labels + ["def-a", "lb-a"]:
+            for sc in SCENARIOS:
+                if sc == "refill" and label.endswith("-a"):
+                    continue
+                c = case(raw, kernel, label, sc)
+                if c["reps"]:
+                    cases.append(c)
     res = [{k: v for k, v in c.items() if not k.startswith("_")} for c in cases] + micro_cases(raw)
     with open(os.path.join(dirname, "results.json"), "w") as f:
         json.dump(res, f, indent=1)
     made = plots(dirname, cases)
     text = table(res)
+    bases = sorted({c["base"] for c in cases if c["base"]}) or ["?"]
+    first = cases[0] if cases else {}
 
-    md = ["# Exit storm: zone->lock hold time vs throughput, per setting\n",
-          "Generated by `make bench` (bench/run) from %s. QEMU TCG guest, 2 vCPUs, 4 GiB; "
-          "storm: 4 processes x 256 MiB of 4 KiB pages exiting at once on CPU 0, victim faulting "
-          "256 MiB cycles on CPU 1. %d repetitions per setting, interleaved. Kernel-side rows come "
-          "from the traced repetitions (bench/pcp.bt; percentiles interpolated in log2 buckets, "
-          "pooled over the repetitions: no spread); storm time and victim fault latency from the "
-          "untraced ones; the regression probes (pf, pflat, fork, mmap) at the default setting.\n"
-          % (raw, cases[0]["reps"] if cases else 0),
+    md = ["# zone->lock holds by path and the victim's waits, per setting: base %s\n"
+          % " ".join(bases),
+          "Generated by `make bench` (bench/run) from %s. QEMU TCG guest, 2 vCPUs, 4 GiB "
+          "(timing: tcg; compare settings inside one run only). Two scenarios per setting: "
+          "the exit storm (storm processes fault in their memory on CPU 0, phase fault_in, "
+          "then exit at once, phase exit) and the refill load (storm -R: processes map, "
+          "write and unmap in a loop, phase refill), each with a victim faulting 256 MiB "
+          "cycles on CPU 1 (phase alone before the storm, quiet after). %d repetition(s) per "
+          "setting, interleaved. Kernel-side rows come from the traced repetitions "
+          "(bench/paths.bt: zone->lock holds by the path that took the lock, the victim's "
+          "waits by phase and by the path holding the lock; bench/paths-tp.bt: pages per "
+          "transfer from the series' tracepoints where the kernel has them, else "
+          "free_pcppages_bulk()'s count); pooled over the repetitions (no spread); percentiles "
+          "are the upper bound of their log2 bucket (conservative, up to 2x). `by HOLDER` rows "
+          "count only the waits in the scenario's own window (exit or refill). Storm time, "
+          "refill throughput and victim fault latency come from the untraced repetitions "
+          "(from the traced ones where there are none: %s).\n"
+          % (raw, first.get("reps", 0), first.get("timed_from", "-")),
           "Spread: half the min-max range of the repetitions over the median. Change: against "
           "the unpatched kernel at the same workload; `*`: the change exceeds the spread.\n",
           "## Settings\n", "```\n" + legend() + "```\n",
-          "## Side by side\n", "```\n" + text + "```\n",
+          "## Side by side (base %s)\n" % " ".join(bases), "```\n" + text + "```\n",
           "## Histograms\n",
-          "How to read them: bench/pcp_example.txt.\n"]
+          "How to read them: bench/pcp_example.txt. Holds are pooled over the run's phases.\n"]
     for c in cases:
-        md.append("### %s %s\n" % (c["kernel"], c["setting"]))
-        md.append("free_pcppages_bulk() duration, storm tasks:\n\n```\n@bulk_ns:\n" + text_hist(c["_hist"]["bulk_ns"]) + "```\n")
-        md.append("pages per call:\n\n```\n@pages:\n" + text_hist(c["_hist"]["pages"]) + "```\n")
-        md.append("victim wait for zone->lock:\n\n```\n@victim_wait_ns:\n" + text_hist(c["_hist"]["wait_ns"]) + "```\n")
+        md.append("### %s %s, %s\n" % (c["kernel"], c["setting"], c["scenario"]))
+        for p in PATHS:
+            h = c["_hist"]["holds"][p]
+            if h:
+                md.append("zone->lock hold, %s path:\n\n```\n@hold_ns:\n%s```\n" % (p, text_hist(h)))
+        for ph in PHASE_ORDER:
+            h = c["_hist"]["waits"].get(ph)
+            if h:
+                md.append("victim wait for zone->lock, phase %s:\n\n```\n@wait_ns:\n%s```\n"
+                          % (ph, text_hist(h)))
     for png in made:
         md.append("![%s](%s)\n" % (png, png))
     with open(os.path.join(dirname, "report.md"), "w") as f:
