@@ -249,6 +249,16 @@ def case(raw, kernel, label, scenario="exit-storm"):
         holds["refill"]["max_pages"] = by_order.get("0")
         holds["refill"]["max_pages_by_order"] = by_order
         holds["refill"]["pages_from"] = "tracepoint"
+    # pages per transfer, as histograms (the tracepoints, else the count)
+    page_hists = {}
+    for path, want in (("free", "0"), ("drain", "1"), ("decay", "2"), ("refill", "0")):
+        names = ("@refill_pages",) if path == "refill" else ("@free_pages", "@free_count")
+        for name in names:
+            hs = [h for k, h in maps.get(name, {}).items()
+                  if (sk := split_key(k)) and sk[1] == run and sk[2][:1] == [want]]
+            if hs:
+                page_hists[path] = hist_merge(hs)
+                break
     holds_by_phase = {ph: {p: hold_stats(items)[0] for p, items in paths.items()}
                       for ph, paths in held_phase.items()}
 
@@ -316,6 +326,7 @@ def case(raw, kernel, label, scenario="exit-storm"):
         "storm_ms": {"median": med(runs), "runs": runs},
         "storm_sys_ms": {"median": med(sys_ms), "runs": sys_ms},
         "_hist": {"bulk_ns": hold_hists["free"], "holds": hold_hists, "waits": wait_hists,
+                  "pages": page_hists,
                   "wait_ns": all_hist},
     }
     if scenario == "refill":
@@ -700,6 +711,10 @@ def report(dirname):
             h = c["_hist"]["holds"][p]
             if h:
                 md.append("zone->lock hold, %s path:\n\n```\n@hold_ns:\n%s```\n" % (p, text_hist(h)))
+            h = c["_hist"]["pages"].get(p)
+            if h:
+                md.append("pages per transfer, %s path%s:\n\n```\n@pages:\n%s```\n"
+                          % (p, " (order 0)" if p == "refill" else "", text_hist(h)))
         for ph in PHASE_ORDER:
             h = c["_hist"]["waits"].get(ph)
             if h:
