@@ -554,8 +554,11 @@ def _storm_metrics():
             m.append(("%s: wait sum ms by %s" % (short, p), sc,
                       _ms(_get("victim_lock_wait_by_holder", p, "total_us")), None))
         m.append(("%s: victim fault p99.9 us" % short, sc, _get("victim", "p999_us"), None))
-    m.append(("exit: storm ms", "exit-storm", _get("storm_ms", "median"), _get("storm_ms", "runs")))
-    m.append(("refill: MiB/s", "refill", _get("refill_mib_s", "median"), _get("refill_mib_s", "runs")))
+        if sc == "exit-storm":
+            m.append(("exit: storm ms", sc, _get("storm_ms", "median"), _get("storm_ms", "runs")))
+        else:
+            m.append(("refill: MiB/s", sc, _get("refill_mib_s", "median"),
+                      _get("refill_mib_s", "runs")))
     return tuple(m)
 
 
