@@ -79,6 +79,20 @@ kernel_dir() {
 	esac
 }
 
+# series_tip TREE: the last commit of what is mailed (make series) and
+# checked (tests/check-series): commits whose message starts with
+# EXPERIMENTAL stay out, and must come last; status 1 when one does not.
+series_tip() {
+	local tree=$1 base tip=HEAD
+	base=$(git -C "$tree" rev-list --max-parents=0 HEAD | tail -n 1)
+	while [ "$(git -C "$tree" rev-parse "$tip")" != "$base" ] &&
+		git -C "$tree" log -1 --format=%b "$tip" | head -n 1 | grep -q '^EXPERIMENTAL'; do
+		tip=$tip~1
+	done
+	! git -C "$tree" log --format=%b "$base..$tip" | grep -q '^EXPERIMENTAL' || return 1
+	git -C "$tree" rev-parse "$tip"
+}
+
 # need_tree: make sure build/$BASE/linux exists (scripts/tree, output on stderr).
 need_tree() {
 	[ -d "$build/linux/.git" ] || "$top/scripts/tree" >&2
