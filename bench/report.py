@@ -235,6 +235,9 @@ def case(raw, kernel, label, scenario="exit-storm"):
     # pages per transfer: the tracepoints (paths-tp.bt) where the kernel has
     # them, else free_pcppages_bulk()'s count argument (paths.bt)
     for path, ctx in (("free", "0"), ("drain", "1"), ("decay", "2")):
+        # asked (the count argument): bounded by the knob; freed (the
+        # tracepoint) can overshoot it by a high-order page
+        holds[path]["max_pages_asked"] = tp_max(maps, "@free_max_count", run, ctx)
         for name, src in (("@free_max_pages", "tracepoint"), ("@free_max_count", "count")):
             v = tp_max(maps, name, run, ctx)
             if v is not None:
