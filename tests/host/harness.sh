@@ -53,6 +53,49 @@ test_scripts_reject_bad_usage() {
 	expect_status 66 scripts/vm --kernel /nonexistent/bzImage -- true 2>/dev/null
 }
 
+# model_checks DIR: bench/model.py --check into DIR: every CPU count x
+# setting x kernel kind in model.json, each anchor within 2x; a bad argument
+# or input is one line on stderr, exit 2, and writes nothing.
+model_checks() {
+	local dir=$1 args err
+	/usr/bin/python3 bench/model.py --check --out "$dir/out" || return 1
+	/usr/bin/python3 - "$dir/out/model.json" <<'EOF' || return 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+labels = ["k%d" % k for k in range(7)] + ["hf-1"]
+want = {(k, n, s) for k in ("mainline", "6.12") for n in (16, 32, 64, 128, 256) for s in labels}
+got = {(c["kind"], c["cpus"], c["setting"]) for c in d["cells"]
+       if c["victim_wait"]["samples"] and c["victim_wait"]["p999_us"] is not None}
+errs = ["no cell %s, %d CPUs, %s" % m for m in sorted(want - got)]
+ratios = {a["name"]: a["ratio"] for a in d["anchors"]}
+for name in ("ying-batch63", "ying-batch2047", "yafang-6329", "yafang-4xbatch"):
+    if ratios.get(name) is None or not 0.5 <= ratios[name] <= 2:
+        errs.append("anchor %s: model/anchor %s, want within [0.5, 2]" % (name, ratios.get(name)))
+for e in errs:
+    print(e)
+sys.exit(1 if errs else 0)
+EOF
+	echo '[{"setting": "def"}]' >"$dir/no-holds.json"
+	echo '[{"holds": {"free": {"calls": 0}}}]' >"$dir/empty-holds.json"
+	for args in "--calibrate /nonexistent" "--calibrate $dir/no-holds.json" \
+		"--calibrate $dir/empty-holds.json" "--bogus"; do
+		# shellcheck disable=SC2086 # split on purpose
+		err=$(expect_status 2 bench/model.py $args --out "$dir/bad" 2>&1 >/dev/null) ||
+			{ echo "$err"; return 1; }
+		[ "$(printf '%s\n' "$err" | wc -l)" = 1 ] ||
+			{ echo "'model.py $args' printed more than one line: $err"; return 1; }
+		[ ! -e "$dir/bad" ] || { echo "'model.py $args' wrote $dir/bad"; return 1; }
+	done
+}
+
+test_model_reproduces_the_anchors() {
+	local dir rc=0
+	dir=$(mktemp -d)
+	model_checks "$dir" || rc=$?
+	rm -rf "$dir"
+	return $rc
+}
+
 test_base_commit_is_reproducible() {
 	# shellcheck source=configs/base-6.12.pin
 	. "configs/base-$BASE.pin"
