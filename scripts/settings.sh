@@ -4,6 +4,8 @@
 # tests/guest/stress.sh.
 #   setting_labels        the labels, in table order
 #   setting_apply LABEL   write LABEL's sysctls (suffix -a: the same values)
+#   setting_supported LABEL  status 0 when this kernel has every sysctl that
+#                         LABEL sets to something else than '=' or 0
 #   setting_json          the three sysctls as read back from /proc, as JSON
 #                         (null where the kernel has no such sysctl)
 
@@ -19,10 +21,23 @@ setting_labels() {
 	awk '!/^#/ && NF && n++ {print $1}' "$settings_file"
 }
 
-setting_apply() {
-	local label=${1%-a} values i name val
-	read -r -a values <<<"$(awk -v l="$label" '!/^#/ && $1 == l {print $2, $3, $4}' "$settings_file")"
+setting_values() {
+	read -r -a values <<<"$(awk -v l="${1%-a}" '!/^#/ && $1 == l {print $2, $3, $4}' "$settings_file")"
 	[ ${#values[@]} = 3 ] || die "unknown setting '$1' (see configs/settings)" 2
+}
+
+setting_supported() {
+	local values i
+	setting_values "$1"
+	for i in 0 1 2; do
+		[ "${setting_boot[${setting_names[i]}]}" != none ] || [ "${values[i]}" = = ] ||
+			[ "${values[i]}" = 0 ] || return 1
+	done
+}
+
+setting_apply() {
+	local values i name val
+	setting_values "$1"
 	for i in 0 1 2; do
 		name=${setting_names[i]} val=${values[i]}
 		[ "$val" != = ] || val=${setting_boot[$name]}

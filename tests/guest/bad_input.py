@@ -17,7 +17,7 @@ import sys
 
 SCALE = "/proc/sys/vm/pcp_batch_scale_max"
 FRAC = "/proc/sys/vm/percpu_pagelist_high_fraction"
-LBREAK = "/proc/sys/vm/pcp_bulk_lock_break"
+CHUNKED = "/proc/sys/vm/pcp_refill_chunked"
 EINVAL = errno.EINVAL
 
 # (input, outcome): outcome is an errno, or ("value", N) for an accepted form,
@@ -66,8 +66,8 @@ FRAC_CASES = COMMON + [
     (b"-0", ("value", 0)), (b"2147483647", ("value", 2147483647)),
 ]
 
-# vm.pcp_bulk_lock_break, 0 or 1, where the experimental patch is applied
-LBREAK_CASES = COMMON + [
+# vm.pcp_refill_chunked, 0 or 1, where the experimental patch is applied
+CHUNKED_CASES = COMMON + [
     (b"2", EINVAL), (b"-1", EINVAL), (b"0x2", EINVAL), (b"10", EINVAL),
     (b"1\n", ("value", 1)), (b"0x1", ("value", 1)), (b" 0", ("value", 0)),
 ]
@@ -232,11 +232,11 @@ def main():
         write(SCALE, b"%d\n" % saved[0])
         run_cases(FRAC, FRAC_CASES, -1)
         paths = [SCALE, FRAC]
-        if os.path.exists(LBREAK):
-            saved_lbreak = read(LBREAK)
-            run_cases(LBREAK, LBREAK_CASES, 0)
-            write(LBREAK, b"%d\n" % saved_lbreak)
-            paths.append(LBREAK)
+        if os.path.exists(CHUNKED):
+            saved_chunked = read(CHUNKED)
+            run_cases(CHUNKED, CHUNKED_CASES, 0)
+            write(CHUNKED, b"%d\n" % saved_chunked)
+            paths.append(CHUNKED)
         write(FRAC, b"-1\n")
         for path in paths:
             before = read(path)
@@ -251,7 +251,7 @@ def main():
         write(FRAC, b"%d\n" % saved[1])
     print("# %d inputs to pcp_batch_scale_max, %d to percpu_pagelist_high_fraction%s"
           % (len(SCALE_CASES) + 2, len(FRAC_CASES) + 2,
-             ", %d to pcp_bulk_lock_break" % (len(LBREAK_CASES) + 2) if os.path.exists(LBREAK) else ""))
+             ", %d to pcp_refill_chunked" % (len(CHUNKED_CASES) + 2) if os.path.exists(CHUNKED) else ""))
     return 1 if results["fail"] else 0
 
 
