@@ -44,7 +44,9 @@ test_scripts_reject_bad_usage() {
 		"scripts/vm --smp x -- true" "scripts/vm --mem 4 -- true" \
 		"scripts/vm --timeout -1 -- true" "scripts/kernel bogus" \
 		"scripts/export extra" "scripts/tree extra" "scripts/deps --bogus" \
-		"scripts/base extra" "tests/run -x" "bench/run --bogus"; do
+		"scripts/base extra" "tests/run -x" "bench/run --bogus" \
+		"scripts/vm --icount --accel kvm -- true" "bench/run --timing x" \
+		"bench/run --smoke --multi" "bench/run --reps 0"; do
 		# shellcheck disable=SC2086 # split on purpose
 		err=$(expect_status 2 $cmd 2>&1 >/dev/null) || { echo "$err"; return 1; }
 		[ "$(printf '%s\n' "$err" | wc -l)" = 1 ] ||
@@ -159,6 +161,24 @@ test_vm_reports_a_guest_panic() {
 	err=$(expect_status 125 scripts/vm -- sh -c 'echo c >/proc/sysrq-trigger' 2>&1) ||
 		{ echo "$err"; return 1; }
 	printf '%s\n' "$err" | grep -q 'guest panicked'
+}
+
+# icount: guest time counts instructions, so the same work takes the same
+# time: three runs of the page-fault probe in one boot within 0.5% of their
+# median (TCG real time drifts by several % between runs).
+test_vm_icount_is_deterministic() {
+	local out vals
+	# shellcheck disable=SC2016 # expanded in the guest
+	out=$(scripts/vm --icount -- sh -c 'echo "timing=$VM_TIMING"; for i in 1 2 3; do "$0" pf 2; done' \
+		"$build/bench/micro") || { echo "$out"; return 1; }
+	printf '%s\n' "$out" | head -n 1 | grep -qx 'timing=icount' ||
+		{ echo "the guest did not see VM_TIMING=icount: $out"; return 1; }
+	vals=$(printf '%s\n' "$out" | sed -n 's/.*"value": \([0-9.]*\).*/\1/p')
+	[ "$(printf '%s\n' "$vals" | wc -l)" = 3 ] || { echo "want 3 figures: $out"; return 1; }
+	printf '%s\n' "$vals" | sort -n | awk '{v[NR] = $1} END {
+		d = (v[3] - v[1]) / 2 / v[2] * 100
+		printf "page faults/s: %s %s %s, half-range %.3f%% of the median\n", v[1], v[2], v[3], d
+		exit !(d <= 0.5)}'
 }
 
 test_vm_times_out() {
