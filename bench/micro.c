@@ -1,19 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * micro - regression probes of the page allocator's fast paths, in the spirit
- * of an lmbench summary, to show what the series costs at its defaults.
+ * micro - regression probes of the page allocator's fast paths, in the forms
+ * mm reviewers read (will-it-scale, lmbench), to show what the series costs
+ * at its defaults.
  *
- *   pf       page-fault throughput: map 64 MiB, touch every 4 KiB page, unmap,
- *            in a loop (as will-it-scale's page_fault1 does): pages/s
- *   pflat    page-fault latency: the same, timing each fault: median ns
+ *   pf       will-it-scale page_fault1: map 64 MiB private anonymous, write
+ *            every 4 KiB page, unmap, in a loop: pages/s
+ *   pf2      will-it-scale page_fault2: the same on a private mapping of a
+ *            64 MiB tmpfs file (each write copies a page-cache page): pages/s
+ *   pflat    page-fault latency: pf, timing each fault: median ns
  *   fork     fork + exit + wait of a child with 16 MiB touched: us/op
  *   mmap     mmap + touch one page + munmap of 1 MiB: us/op
+ *   build    a build-like load: gcc -O2 -c bench/storm.c (run from the
+ *            repository's top folder): ms/op
+ *
+ * -p N runs pf or pf2 in N processes at once, process i bound to CPU
+ * i % (online CPUs), as will-it-scale's per-CPU mode does; the figure is the
+ * sum over the processes, timed from a common start to the last exit.
  *
  * Output: one JSON object: the figure, and user/sys CPU ms of the process and
  * its children from getrusage().
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,22 +73,113 @@ static void print_cpu(void)
 	       (self.ru_stime.tv_usec + kids.ru_stime.tv_usec) / 1e3);
 }
 
-static void page_faults(long loops)
+#define PF_SIZE	(64UL << 20)
+
+/* A 64 MiB file on the guest's tmpfs, filled, for page_fault2 */
+static int pf2_file(void)
 {
-	size_t size = 64UL << 20, off;
-	uint64_t t0 = now_ns(), t;
+	char path[] = "/tmp/micro-pf2.XXXXXX";
+	static char buf[1 << 16];
+	size_t off;
+	int fd = mkstemp(path);
+
+	if (fd < 0) {
+		fprintf(stderr, "%s: mkstemp %s: %s\n", myname, path, strerror(errno));
+		exit(1);
+	}
+	unlink(path);
+	memset(buf, 1, sizeof(buf));
+	for (off = 0; off < PF_SIZE; off += sizeof(buf)) {
+		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
+			fprintf(stderr, "%s: writing %s: %s\n", myname, path, strerror(errno));
+			exit(1);
+		}
+	}
+	return fd;
+}
+
+/* One process's loops of page_fault1 (fd < 0) or page_fault2 */
+static void fault_loops(long loops, int fd)
+{
+	size_t off;
 	long i;
 
 	for (i = 0; i < loops; i++) {
-		char *p = map_anon(size);
+		char *p;
 
-		for (off = 0; off < size; off += PAGE)
+		if (fd < 0) {
+			p = map_anon(PF_SIZE);
+		} else {
+			p = mmap(NULL, PF_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+			if (p == MAP_FAILED) {
+				fprintf(stderr, "%s: mmap: %s\n", myname, strerror(errno));
+				exit(1);
+			}
+		}
+		for (off = 0; off < PF_SIZE; off += PAGE)
 			p[off] = 1;
-		munmap(p, size);
+		munmap(p, PF_SIZE);
 	}
+}
+
+static void page_faults_in(const char *probe, long loops, int procs, int file)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int go[2], fd = file ? pf2_file() : -1, i, status, failed = 0;
+	uint64_t t0, t;
+	char c = 0;
+
+	if (pipe(go)) {
+		fprintf(stderr, "%s: pipe: %s\n", myname, strerror(errno));
+		exit(1);
+	}
+	for (i = 0; i < procs; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			fprintf(stderr, "%s: fork: %s\n", myname, strerror(errno));
+			exit(1);
+		}
+		if (pid == 0) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(i % (ncpu > 0 ? ncpu : 1), &set);
+			if (procs > 1 && sched_setaffinity(0, sizeof(set), &set))
+				fprintf(stderr, "%s: binding to CPU %ld: %s\n", myname,
+					i % ncpu, strerror(errno));
+			close(go[1]);
+			/* the common start: the parent closes its end */
+			if (read(go[0], &c, 1) < 0)
+				_exit(1);
+			fault_loops(loops, fd);
+			_exit(0);
+		}
+	}
+	close(go[0]);
+	t0 = now_ns();
+	close(go[1]);
+	while (wait(&status) > 0)
+		failed |= !WIFEXITED(status) || WEXITSTATUS(status);
 	t = now_ns() - t0;
-	printf("{\"probe\": \"pf\", \"unit\": \"pages/s\", \"value\": %.0f, \"wall_ms\": %.1f",
-	       loops * (size / PAGE) / (t / 1e9), t / 1e6);
+	if (failed) {
+		fprintf(stderr, "%s: a %s process failed\n", myname, probe);
+		exit(1);
+	}
+	if (fd >= 0)
+		close(fd);
+	printf("{\"probe\": \"%s\", \"procs\": %d, \"unit\": \"pages/s\", \"value\": %.0f, \"wall_ms\": %.1f",
+	       probe, procs, procs * loops * (PF_SIZE / PAGE) / (t / 1e9), t / 1e6);
+}
+
+static void page_faults(long loops, int procs)
+{
+	page_faults_in("pf", loops, procs, 0);
+}
+
+static void page_faults_file(long loops, int procs)
+{
+	page_faults_in("pf2", loops, procs, 1);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -87,7 +189,7 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void fault_latency(long loops)
+static void fault_latency(long loops, int procs __attribute__((unused)))
 {
 	size_t size = 16UL << 20, n = size / PAGE, off, k = 0;
 	uint32_t *v = calloc(n * loops, sizeof(*v));
@@ -113,7 +215,7 @@ static void fault_latency(long loops)
 	free(v);
 }
 
-static void fork_exit(long loops)
+static void fork_exit(long loops, int procs __attribute__((unused)))
 {
 	size_t size = 16UL << 20;
 	char *p = map_anon(size);
@@ -137,7 +239,7 @@ static void fork_exit(long loops)
 	       (now_ns() - t0) / 1e3 / loops, (now_ns() - t0) / 1e6);
 }
 
-static void mmap_munmap(long loops)
+static void mmap_munmap(long loops, int procs __attribute__((unused)))
 {
 	size_t size = 1UL << 20;
 	uint64_t t0 = now_ns();
@@ -153,44 +255,97 @@ static void mmap_munmap(long loops)
 	       (now_ns() - t0) / 1e3 / loops, (now_ns() - t0) / 1e6);
 }
 
+static void build(long loops, int procs __attribute__((unused)))
+{
+	static const char *src = "bench/storm.c";
+	uint64_t t0 = now_ns();
+	long i;
+
+	if (access(src, R_OK)) {
+		fprintf(stderr, "%s: build compiles %s: run from the repository's top folder\n",
+			myname, src);
+		exit(1);
+	}
+	for (i = 0; i < loops; i++) {
+		int status;
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			fprintf(stderr, "%s: fork: %s\n", myname, strerror(errno));
+			exit(1);
+		}
+		if (pid == 0) {
+			execlp("gcc", "gcc", "-O2", "-Wall", "-c", src, "-o", "/dev/null",
+			       (char *)NULL);
+			fprintf(stderr, "%s: gcc: %s\n", myname, strerror(errno));
+			_exit(127);
+		}
+		if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+			fprintf(stderr, "%s: gcc -c %s failed\n", myname, src);
+			exit(1);
+		}
+	}
+	printf("{\"probe\": \"build\", \"unit\": \"ms/op\", \"value\": %.2f, \"wall_ms\": %.1f",
+	       (now_ns() - t0) / 1e6 / loops, (now_ns() - t0) / 1e6);
+}
+
+static long number(const char *what, const char *arg, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || v < 1 || v > max) {
+		fprintf(stderr, "%s: %s wants an integer from 1 to %ld, not '%s'\n",
+			myname, what, max, arg);
+		exit(2);
+	}
+	return v;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
 		const char *name;
-		void (*fn)(long loops);
+		void (*fn)(long loops, int procs);
 		long loops;
+		int parallel;
 	} probes[] = {
-		{ "pf", page_faults, 8 },
-		{ "pflat", fault_latency, 8 },
-		{ "fork", fork_exit, 300 },
-		{ "mmap", mmap_munmap, 20000 },
+		{ "pf", page_faults, 8, 1 },
+		{ "pf2", page_faults_file, 8, 1 },
+		{ "pflat", fault_latency, 8, 0 },
+		{ "fork", fork_exit, 300, 0 },
+		{ "mmap", mmap_munmap, 20000, 0 },
+		{ "build", build, 3, 0 },
 	};
 	unsigned int i;
-	char *end;
-	long loops;
+	long loops, procs = 1;
+	int opt;
 
-	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: %s pf|pflat|fork|mmap [LOOPS]\n", myname);
-		return 2;
+	while ((opt = getopt(argc, argv, "p:")) != -1) {
+		if (opt != 'p')
+			goto usage;
+		procs = number("-p", optarg, 1024);
 	}
+	if (argc - optind < 1 || argc - optind > 2)
+		goto usage;
 	for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
-		if (strcmp(argv[1], probes[i].name))
+		if (strcmp(argv[optind], probes[i].name))
 			continue;
-		loops = probes[i].loops;
-		if (argc == 3) {
-			errno = 0;
-			loops = strtol(argv[2], &end, 10);
-			if (errno || *end || loops < 1 || loops > 10000000) {
-				fprintf(stderr, "%s: LOOPS wants a positive integer, not '%s'\n",
-					myname, argv[2]);
-				return 2;
-			}
+		if (procs > 1 && !probes[i].parallel) {
+			fprintf(stderr, "%s: -p is for pf and pf2 only\n", myname);
+			return 2;
 		}
-		probes[i].fn(loops);
+		loops = probes[i].loops;
+		if (argc - optind == 2)
+			loops = number("LOOPS", argv[optind + 1], 10000000);
+		probes[i].fn(loops, procs);
 		print_cpu();
 		return 0;
 	}
-	fprintf(stderr, "%s: unknown probe '%s'; want pf, pflat, fork or mmap\n",
-		myname, argv[1]);
+	fprintf(stderr, "%s: unknown probe '%s'\n", myname, argv[optind]);
+usage:
+	fprintf(stderr, "usage: %s [-p PROCS] pf|pf2|pflat|fork|mmap|build [LOOPS]\n", myname);
 	return 2;
 }

@@ -216,6 +216,42 @@ static void save_samples(const char *name, struct shared *sh, uint64_t from,
 	fclose(f);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Print the victim's fault times in [from, to] of this run as JSON member
+ * "victim_NAME": count, percentiles and sum, so that the repetitions give a
+ * spread (the sample files pool them).
+ */
+static void print_window(const char *name, struct shared *sh, uint64_t from, uint64_t to)
+{
+	uint32_t *v = malloc((sh->nr ? sh->nr : 1) * sizeof(*v));
+	uint64_t i, n = 0;
+	double sum = 0;
+
+	if (!v)
+		die("malloc");
+	for (i = 0; i < sh->nr; i++) {
+		if (sh->s[i].t >= from && sh->s[i].t <= to) {
+			v[n++] = sh->s[i].ns;
+			sum += sh->s[i].ns;
+		}
+	}
+	qsort(v, n, sizeof(*v), cmp_u32);
+	printf(", \"victim_%s\": {\"samples\": %lu", name, (unsigned long)n);
+	if (n)
+		printf(", \"p50_us\": %.3f, \"p99_us\": %.3f, \"p999_us\": %.3f, \"max_us\": %.3f, \"sum_ms\": %.3f",
+		       v[n / 2] / 1e3, v[n * 99 / 100] / 1e3, v[n * 999 / 1000] / 1e3,
+		       v[n - 1] / 1e3, sum / 1e6);
+	printf("}");
+	free(v);
+}
+
 static double tv_ms(struct timeval tv)
 {
 	return tv.tv_sec * 1e3 + tv.tv_usec / 1e3;
@@ -371,6 +407,8 @@ int main(int argc, char **argv)
 		save_samples("fault", sh, t_fault0, t_release, dir, label);
 		save_samples(refill_ms ? "refill" : "window", sh, t_release,
 			     t_done, dir, label);
+		print_window("fault", sh, t_fault0, t_release);
+		print_window(refill_ms ? "refill" : "window", sh, t_release, t_done);
 	}
 	printf("}\n");
 	return 0;
