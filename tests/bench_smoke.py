@@ -12,8 +12,11 @@ vm.pcp_batch_scale_max the guest read back.  On 6.12 that is the storm's
 bulk frees; on 7.3, where the free path frees one batch at a time
 (91e691296646), the refills of the storm's fault-in.  The refill scenario
 must have run at each setting, with its throughput and the victim's waits
-split by phase.  Prints one "ok"/"not ok" line per check; exit 1 when one
-does not hold.
+split by phase.  With the experimental chunked refill (setting ck, where
+the kernel has vm.pcp_refill_chunked): no order-0 refill holds zone->lock
+for more than one batch, while the largest refill still moves
+batch << knob pages, as at def; a kernel without it gets a counted skip.
+Prints one "ok"/"not ok" line per check; exit 1 when one does not hold.
 """
 import os
 import sys
@@ -61,6 +64,19 @@ def main(argv):
         print("%s - smoke: refill scenario at %s ran (%s MiB/s, victim waits by phase: %s)"
               % ("ok" if ok else "not ok", label, (r.get("refill_mib_s") or {}).get("median"),
                  ", ".join(sorted(r["victim_lock_wait_by_phase"]))))
+    c = report.case(raw, "patched", "ck")
+    if not c["reps"]:
+        print("ok - smoke: chunked refill # SKIP the kernel has no vm.pcp_refill_chunked")
+        return 1 if bad else 0
+    scale = c["settings"]["pcp_batch_scale_max"]
+    hold = c["holds"]["refill"]["max_pages"]
+    per = (c["holds"]["refill"].get("per_refill") or {}).get("max_pages_per_refill")
+    ok = c["settings"].get("pcp_refill_chunked") == 1 and hold is not None and hold <= batch \
+        and per == batch << scale
+    bad += not ok
+    print("%s - smoke: chunked refill: largest order-0 refill hold %s pages (want <= batch %d), "
+          "largest refill %s pages (want batch << %s = %d)"
+          % ("ok" if ok else "not ok", hold, batch, per, scale, batch << scale))
     return 1 if bad else 0
 
 
