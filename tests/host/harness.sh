@@ -56,8 +56,11 @@ test_scripts_reject_bad_usage() {
 }
 
 # model_checks DIR: bench/model.py --check into DIR: every CPU count x
-# setting x kernel kind in model.json, each anchor within 2x; a bad argument
-# or input is one line on stderr, exit 2, and writes nothing.
+# setting x kernel kind (mainline, 6.12, mainline-ck) in model.json, each
+# anchor within 2x, the chunked refill's (mainline-ck) refill holds at k5 no
+# longer than mainline's at k0 (63 pages each); --cpus 2 --measured sets a
+# results.json beside the model; a bad argument or input is one line on
+# stderr, exit 2, and writes nothing.
 model_checks() {
 	local dir=$1 args err
 	/usr/bin/python3 bench/model.py --check --out "$dir/out" || return 1
@@ -65,10 +68,18 @@ model_checks() {
 import json, sys
 d = json.load(open(sys.argv[1]))
 labels = ["k%d" % k for k in range(7)] + ["hf-1"]
-want = {(k, n, s) for k in ("mainline", "6.12") for n in (16, 32, 64, 128, 256) for s in labels}
-got = {(c["kind"], c["cpus"], c["setting"]) for c in d["cells"]
-       if c["victim_wait"]["samples"] and c["victim_wait"]["p999_us"] is not None}
-errs = ["no cell %s, %d CPUs, %s" % m for m in sorted(want - got)]
+cpus = (16, 32, 64, 128, 256)
+want = {(k, n, s) for k in ("mainline", "6.12", "mainline-ck") for n in cpus for s in labels}
+cells = {(c["kind"], c["cpus"], c["setting"]): c for c in d["cells"]
+         if c["victim_wait"]["samples"] and c["victim_wait"]["p999_us"] is not None}
+errs = ["no cell %s, %d CPUs, %s" % m for m in sorted(want - set(cells))]
+for n in cpus:
+    ck, k0 = cells.get(("mainline-ck", n, "k5")), cells.get(("mainline", n, "k0"))
+    if ck and k0:
+        a, b = ck["holds"]["refill"]["max_us"], k0["holds"]["refill"]["max_us"]
+        if a is None or b is None or a > b:
+            errs.append("%d CPUs: mainline-ck k5 refill hold max %s us, want <= "
+                        "mainline k0's %s us" % (n, a, b))
 ratios = {a["name"]: a["ratio"] for a in d["anchors"]}
 for name in ("ying-batch63", "ying-batch2047", "yafang-6329", "yafang-4xbatch"):
     if ratios.get(name) is None or not 0.5 <= ratios[name] <= 2:
@@ -77,10 +88,35 @@ for e in errs:
     print(e)
 sys.exit(1 if errs else 0)
 EOF
+	cat >"$dir/measured.json" <<'EOF'
+[{"base": "7.3", "timing": "tcg", "kernel": "patched", "setting": "ck",
+  "scenario": "exit-storm", "workload": "exit-storm",
+  "settings": {"pcp_batch_scale_max": 5, "percpu_pagelist_high_fraction": 0,
+               "pcp_refill_chunked": 1},
+  "victim_lock_wait_by_phase": {"exit": {"p99_us": 131.0}, "fault_in": {"p99_us": 262.0}},
+  "holds": {"free": {"calls": 100, "total_us": 9000.0, "p99_us": 131.0, "max_pages": 63},
+            "refill": {"calls": 320, "total_us": 30000.0, "p99_us": 262.0, "max_pages": 63,
+                       "per_refill": {"pages_total": 20160}}}}]
+EOF
+	/usr/bin/python3 bench/model.py --cpus 2 --measured "$dir/measured.json" \
+		--out "$dir/two" >/dev/null || return 1
+	grep -q '^## Beside the 2-vCPU measurement' "$dir/two/model.md" ||
+		{ echo "--measured: no section 'Beside the 2-vCPU measurement' in model.md"; return 1; }
+	/usr/bin/python3 - "$dir/two/model.json" <<'EOF' || return 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = d.get("measured", {}).get("rows", [])
+if len(rows) != 1 or (rows[0].get("model") or {}).get("setting") != "k5" or \
+        rows[0].get("kind") != "mainline-ck" or not (rows[0].get("ratio") or {}).get("wait_p99"):
+    sys.exit("--measured: want one row, ck -> mainline-ck k5 with ratios; got %s" % rows)
+if d["cpu_counts"] != [2]:
+    sys.exit("--cpus 2: cpu_counts %s" % d["cpu_counts"])
+EOF
 	echo '[{"setting": "def"}]' >"$dir/no-holds.json"
 	echo '[{"holds": {"free": {"calls": 0}}}]' >"$dir/empty-holds.json"
 	for args in "--calibrate /nonexistent" "--calibrate $dir/no-holds.json" \
-		"--calibrate $dir/empty-holds.json" "--bogus"; do
+		"--calibrate $dir/empty-holds.json" "--bogus" "--cpus 0" "--cpus x" \
+		"--cpus 1" "--cpus 2,,4" "--measured $dir/no-holds.json"; do
 		# shellcheck disable=SC2086 # split on purpose
 		err=$(expect_status 2 bench/model.py $args --out "$dir/bad" 2>&1 >/dev/null) ||
 			{ echo "$err"; return 1; }
