@@ -11,7 +11,10 @@ read back; the refill scenario's runs are labelled SETTING.r), paths.json,
 paths-tp.json and pcp-tp.json (bench/paths.bt, bench/paths-tp.bt,
 bench/pcp-tp.bt, bpftrace -f json; old runs: pcp.json),
 {plain,traced}/LABEL.{alone,fault,window,refill} (victim fault times in ns),
-env.txt (uname -r on its second line) and micro.jsonl.
+env.txt (uname -r on its second line) and micro.jsonl.  DIR/icount/raw/KERNEL/
+holds the same from the instruction-counted boots (scripts/vm --icount:
+untraced runs and micro.jsonl); their results.json rows say "timing":
+"icount", the others "tcg".
 
 Percentiles of the bpftrace histograms (zone->lock holds, victim waits) are
 conservative: the upper bound of the log2 bucket that holds the percentile,
@@ -25,9 +28,16 @@ its spread (half the range of the repetitions over the median, where there
 are repetitions), the change against the unpatched kernel at the same
 workload, and '*' where that change exceeds the spread of either side.
 
+The regression table (regression_table()) is in the form of mmtests
+compare-kernels and LKP: one metric per row, unpatched and patched medians
+with their spreads, the change, and '*' where the change exceeds the larger
+spread; the trade-off table (tradeoff_table()) gives every setting's cost
+with its spread.  Both prefer the icount rows.
+
 With --cover, fills the git format-patch cover letter from TEMPLATE (first
 line: subject; @TABLE@ (the exit storm rows), @MICRO@ (the regression
-probes' rows), @LEGEND@ (configs/settings), @REPS@ and @LOCKBREAK@).
+table), @TRADEOFF@, @LEGEND@ (configs/settings), @REPS@ and @CHUNKED@ (the
+chunked refill's verdict)).
 """
 import json
 import os
@@ -195,7 +205,7 @@ def lat_stats(v):
             "p999_us": v[n * 999 // 1000] / 1e3, "max_us": v[-1] / 1e3}
 
 
-def case(raw, kernel, label, scenario="exit-storm"):
+def case(raw, kernel, label, scenario="exit-storm", timing="tcg"):
     """One results.json case: a setting of one kernel in one scenario."""
     d = os.path.join(raw, kernel)
     maps = raw_maps(d)
@@ -248,6 +258,21 @@ def case(raw, kernel, label, scenario="exit-storm"):
         sk = split_key(k)
         if sk and sk[1] == run:
             by_order[sk[2][0]] = max(v, by_order.get(sk[2][0], 0))
+    # pages and holds per refill (paths-tp.bt; a refill is one hold, or one
+    # per chunk with vm.pcp_refill_chunked)
+    per_call = {}
+    for name, key in (("@refill_call_max_pages", "max_pages_per_refill"),
+                      ("@refill_call_sum_pages", "pages_total"), ("@refill_calls", "refills")):
+        for k, v in maps.get(name, {}).items():
+            sk = split_key(k)
+            if sk and sk[1] == run:
+                per_call[key] = (max if key.startswith("max") else sum)(
+                    [v, per_call.get(key, 0)])
+    hs = [h for k, h in maps.get("@refill_call_holds", {}).items()
+          if (sk := split_key(k)) and sk[1] == run]
+    if hs:
+        per_call["max_holds_per_refill"] = hist_upper(hist_merge(hs), 1.0)
+    holds["refill"]["per_refill"] = per_call or None
     if by_order:
         holds["refill"]["max_pages"] = by_order.get("0")
         holds["refill"]["max_pages_by_order"] = by_order
@@ -299,11 +324,11 @@ def case(raw, kernel, label, scenario="exit-storm"):
     sys_ms = [r["storm_sys_ms"] for r in timed]
     res = {
         "base": base_of(d),
-        "timing": "tcg",
+        "timing": timing,
         "kernel": kernel,
         "setting": label,
         "settings": {k: applied.get(k) for k in
-                     ("pcp_batch_scale_max", "percpu_pagelist_high_fraction", "pcp_bulk_lock_break")},
+                     ("pcp_batch_scale_max", "percpu_pagelist_high_fraction", "pcp_refill_chunked")},
         "scenario": scenario,
         "workload": ("exit-storm-alone" if label.endswith("-a") else "exit-storm")
         if scenario == "exit-storm" else "refill",
@@ -335,21 +360,30 @@ def case(raw, kernel, label, scenario="exit-storm"):
     if scenario == "refill":
         mibs = [r["refill_mib_s"] for r in timed if "refill_mib_s" in r]
         res["refill_mib_s"] = {"median": med(mibs), "runs": mibs}
+    # the victim's fault times per repetition (bench/storm prints them)
+    wname = "victim_window" if window == "E" else "victim_refill"
+    for key, src in (("victim_runs", wname), ("victim_fault_in_runs", "victim_fault")):
+        per = [r[src] for r in timed if r.get(src, {}).get("samples")]
+        if per:
+            res[key] = {k: {"median": med([x[k] for x in per]), "runs": [x[k] for x in per]}
+                        for k in ("p99_us", "p999_us", "max_us", "sum_ms")}
     return res
 
 
-def micro_cases(raw):
-    """One results.json case per (kernel, probe) of the regression probes."""
+def micro_cases(raw, timing="tcg"):
+    """One results.json case per (kernel, probe, processes) of the regression
+    probes; workload micro:PROBE, or micro:PROBE-xN for N processes."""
     out = []
     for kernel in ("base", "patched"):
         probes = {}
         for r in jsonl(os.path.join(raw, kernel, "micro.jsonl")):
-            probes.setdefault(r["probe"], []).append(r)
+            name = r["probe"] + ("-x%d" % r["procs"] if r.get("procs", 1) > 1 else "")
+            probes.setdefault(name, []).append(r)
         for probe, rs in probes.items():
             vals = [r["value"] for r in rs]
             applied = rs[0].get("settings", {})
             out.append({
-                "base": base_of(os.path.join(raw, kernel)), "timing": "tcg",
+                "base": base_of(os.path.join(raw, kernel)), "timing": timing,
                 "kernel": kernel,
                 "settings": {k: applied.get(k) for k in
                              ("pcp_batch_scale_max", "percpu_pagelist_high_fraction")},
@@ -402,7 +436,7 @@ def plots(dirname, cases):
     cases = [c for c in cases if c["scenario"] == "exit-storm"]
     fig, ax = plt.subplots(figsize=(8, 4.5))
     shown = [("base", "def"), ("patched", "def"), ("patched", "k0"), ("patched", "k2"),
-             ("patched", "k6"), ("patched", "hf-1"), ("patched", "hf-1k0"), ("patched", "lb")]
+             ("patched", "k6"), ("patched", "hf-1"), ("patched", "hf-1k0"), ("patched", "ck")]
     for c in sorted((c for c in cases if (c["kernel"], c["setting"]) in shown),
                     key=lambda c: shown.index((c["kernel"], c["setting"]))):
         h = c["_hist"]["bulk_ns"]
@@ -486,34 +520,6 @@ def phase_wait_plot(plt, dirname, cases):
     return "victim_wait_by_phase.png"
 
 
-def lock_break_verdict(storms):
-    """The experimental lock break against its targets, as a paragraph."""
-    by = {(c["kernel"], c["setting"]): c for c in storms}
-    lb, k0, dflt = by.get(("patched", "lb")), by.get(("patched", "k0")), by.get(("patched", "def"))
-    lba, basea = by.get(("patched", "lb-a")), by.get(("base", "def-a"))
-    if not (lb and k0 and dflt and lba and basea):
-        return "(no measurement of the lock break in results.json)"
-    def exit_wait(c):  # the waits of the exit window (whole run: older results)
-        return (c.get("victim_lock_wait_by_phase", {}).get("exit")
-                or c["victim_lock_wait"])["p99_us"]
-    w_lb, w_k0, w_def = exit_wait(lb), exit_wait(k0), exit_wait(dflt)
-    t_lba, t_basea = lba["storm_ms"]["median"], basea["storm_ms"]["median"]
-    ok_wait = w_lb is not None and w_k0 and w_lb <= 1.5 * w_k0
-    ok_time = t_lba is not None and t_basea and abs(t_lba / t_basea - 1) <= 0.01
-    lines = [
-        "With vm.pcp_bulk_lock_break=1 (knob at its default) the victim's",
-        "zone->lock wait p99 in the exit window was %s us, against %s us at knob 0 and %s us"
-        % (fmt(w_lb), fmt(w_k0), fmt(w_def)),
-        "at the default (target: within 1.5x of knob 0: %s); the bulk frees"
-        % ("met" if ok_wait else "missed"),
-        "released the lock %s times.  Without a victim the storm took %s ms,"
-        % (lb["tracepoint"]["lock_breaks"], fmt(t_lba, 0)),
-        "against %s ms unpatched (target: within 1%%: %s)."
-        % (fmt(t_basea, 0), "met" if ok_time else "missed"),
-    ]
-    return "\n".join(lines)
-
-
 def spread_pct(runs):
     """Half the range over the median, in %; None without repetitions."""
     if len(runs) < 2:
@@ -578,9 +584,14 @@ def table_rows(res, kind=None):
     """The comparison, one metric of one case per row: (metric, kernel,
     setting, value, spread %, change % against the unpatched kernel at the
     same workload, mark)."""
-    storms = [c for c in res if c.get("scenario") and kind != "micro"]
+    # waits and holds come from the real-time (tcg) boots; the probes from
+    # the icount ones where there are any
+    storms = [c for c in res if c.get("scenario") and c.get("timing", "tcg") == "tcg"
+              and kind != "micro"]
     micro = [c for c in res if c["workload"].startswith("micro:") and kind in (None, "micro")]
-    ref = {c["workload"]: c for c in res if c["kernel"] == "base"}
+    mt = "icount" if any(c.get("timing") == "icount" for c in micro) else "tcg"
+    micro = [c for c in micro if c.get("timing", "tcg") == mt]
+    ref = {c["workload"]: c for c in storms + micro if c["kernel"] == "base"}
     rows = []
 
     def row(metric, c, val, runs, ref_val, ref_runs, setting):
@@ -636,6 +647,219 @@ def table(res, kind=None):
     return "\n".join(lines) + "\n"
 
 
+PROBE_NAMES = {"pf": "page_fault1", "pf2": "page_fault2", "pflat": "fault latency",
+               "fork": "fork+exit", "mmap": "mmap+munmap", "build": "gcc -c storm.c"}
+
+
+def preferred_timing(cases):
+    return "icount" if any(c.get("timing") == "icount" for c in cases) else "tcg"
+
+
+def _num(x, nd=None):
+    if x is None:
+        return "-"
+    if nd is not None:
+        return "%.*f" % (nd, x)
+    return "%.0f" % x if abs(x) >= 100 else "%.2f" % x
+
+
+def _sp(runs):
+    sp = spread_pct(runs or [])
+    return "-" if sp is None else "+-%.2f%%" % sp
+
+
+def regression_rows(res):
+    """(base, timing, metric, unit, unpatched median, runs, patched median,
+    runs) at the default settings, per base, in the preferred timing: the
+    probes and the scenarios' cost."""
+    rows = []
+    for b in sorted({c.get("base") or "?" for c in res}):
+        cs = [c for c in res if (c.get("base") or "?") == b]
+        t = preferred_timing(cs)
+        cs = [c for c in cs if c.get("timing", "tcg") == t]
+        by = {(c["kernel"], c["workload"], c.get("setting", "def")): c for c in cs}
+        for c in cs:
+            if c["kernel"] != "base" or not c["workload"].startswith("micro:"):
+                continue
+            p = by.get(("patched", c["workload"], "def"))
+            probe, _, procs = c["workload"][len("micro:"):].partition("-x")
+            name = "%s x%s" % (PROBE_NAMES.get(probe, probe), procs or "1")
+            rows.append((b, t, name, c["value"]["unit"], c["value"]["median"], c["value"]["runs"],
+                         p["value"]["median"] if p else None, p["value"]["runs"] if p else None))
+        for wl, metric, unit, get in (
+                ("exit-storm", "exit storm time", "ms", _get("storm_ms")),
+                ("exit-storm", "exit storm sys time", "ms", _get("storm_sys_ms")),
+                ("refill", "refill load", "MiB/s", _get("refill_mib_s"))):
+            c, p = by.get(("base", wl, "def")), by.get(("patched", wl, "def"))
+            if c and get(c) and get(c)["median"] is not None:
+                rows.append((b, t, metric, unit, get(c)["median"], get(c)["runs"],
+                             get(p)["median"] if p and get(p) else None,
+                             get(p)["runs"] if p and get(p) else None))
+    return rows
+
+
+def regression_table(res):
+    """mmtests compare / LKP form: per base and timing, one metric per row."""
+    rows = regression_rows(res)
+    if not rows:
+        return "(no regression probes in results.json)\n"
+    fmt_row = "%-24s %-7s %12s %9s %12s %9s %8s %s"
+    out, last = [], None
+    worst = {}
+    for b, t, name, unit, bv, br, pv, pr in rows:
+        if (b, t) != last:
+            if last:
+                out.append("")
+            out.append("base %s, timing %s, default settings (runs: %d)" % (b, t, len(br)))
+            out.append((fmt_row % ("metric", "unit", "unpatched", "spread", "patched", "spread",
+                                   "change", "")).rstrip())
+            last = (b, t)
+        delta = mark = None
+        if pv is not None and bv:
+            delta = (pv - bv) / bv * 100
+            noise = [x for x in (spread_pct(br), spread_pct(pr or [])) if x is not None]
+            mark = "*" if noise and abs(delta) > max(noise) else ""
+            w = worst.setdefault((b, t), [0.0, 0.0])
+            w[0] = max(w[0], abs(delta))
+            w[1] = max([w[1]] + noise)
+        out.append((fmt_row % (name, unit, _num(bv), _sp(br), _num(pv), _sp(pr),
+                               "-" if delta is None else "%+.2f%%" % delta, mark or "")).rstrip())
+    out.append("")
+    for (b, t), (d, sp) in sorted(worst.items()):
+        out.append("base %s, %s: largest |change| %.2f%%, largest spread %.2f%%" % (b, t, d, sp))
+    return "\n".join(out) + "\n"
+
+
+def tradeoff_rows(res):
+    """Per base, the patched kernel at every setting (+ unpatched def), in
+    the preferred timing: (base, timing, kernel, setting, exit-storm case,
+    refill case)."""
+    rows = []
+    order = [label for label, _ in settings_table()]
+    for b in sorted({c.get("base") or "?" for c in res}):
+        cs = [c for c in res if (c.get("base") or "?") == b and c.get("scenario")
+              and not c["setting"].endswith("-a")]
+        t = preferred_timing(cs)
+        cs = [c for c in cs if c.get("timing", "tcg") == t]
+        by = {(c["kernel"], c["setting"], c["scenario"]): c for c in cs}
+        for k, s in [("base", "def")] + [("patched", s) for s in order]:
+            e, r = by.get((k, s, "exit-storm")), by.get((k, s, "refill"))
+            if e or r:
+                rows.append((b, t, k, s, e, r))
+    return rows
+
+
+def tradeoff_table(res):
+    """Every setting's cost, median and spread: the exit storm's time and
+    system time, the refill load's throughput, the victim's fault time p99
+    and sum in the exit window, the storm time's change against def."""
+    rows = tradeoff_rows(res)
+    if not rows:
+        return "(no scenario runs in results.json)\n"
+
+    def mr(get, c):
+        v = get(c) if c else None
+        if not v or v.get("median") is None:
+            return "-", "-"
+        return _num(v["median"]), _sp(v.get("runs"))
+    fmt_row = "%-9s %-7s %9s %9s %9s %9s %9s %9s %9s %9s %8s"
+    out, last, ref = [], None, {}
+    for b, t, k, s, e, r in rows:
+        if (b, t) != last:
+            if last:
+                out.append("")
+            out.append("base %s, timing %s (median and spread of the runs; change: storm "
+                       "time against the patched kernel at def)" % (b, t))
+            out.append(fmt_row % ("kernel", "setting", "storm ms", "spread", "sys ms", "spread",
+                                  "refill", "spread", "v.p99 us", "v.sum ms", "change"))
+            out.append(fmt_row % ("", "", "(exit)", "", "(exit)", "", "MiB/s", "", "(exit)",
+                                  "(exit)", ""))
+            last = (b, t)
+            ref = {x[3]: x[4] for x in rows if x[0] == b and x[1] == t and x[2] == "patched"}
+        sm, ssp = mr(_get("storm_ms"), e)
+        ym, ysp = mr(_get("storm_sys_ms"), e)
+        rm, rsp = mr(_get("refill_mib_s"), r)
+        vp, _ = mr(_get("victim_runs", "p99_us"), e)
+        vs, _ = mr(_get("victim_runs", "sum_ms"), e)
+        d = ref.get("def")
+        change = "-"
+        if e and d and k == "patched" and d["storm_ms"]["median"] and e["storm_ms"]["median"]:
+            change = "%+.2f%%" % ((e["storm_ms"]["median"] / d["storm_ms"]["median"] - 1) * 100)
+        out.append(fmt_row % ("unpatched" if k == "base" else k, s, sm, ssp, ym, ysp, rm, rsp,
+                              vp, vs, change))
+    return "\n".join(out) + "\n"
+
+
+def cost_table(res):
+    """Where a setting's cost goes, from the traced real-time runs: zone->lock
+    holds (lock round trips) per path, the time they held it, and the
+    largest refill."""
+    cs = [c for c in res if c.get("scenario") and c.get("timing", "tcg") == "tcg"
+          and c.get("holds") and not c["setting"].endswith("-a")
+          and any(h["calls"] for h in c["holds"].values())]
+    if not cs:
+        return "(no traced runs in results.json)\n"
+    fmt_row = "%-9s %-7s %-10s %8s %8s %8s %8s %9s %9s %9s"
+    out = [fmt_row % ("kernel", "setting", "scenario", "free", "refill", "drain", "decay",
+                      "free ms", "refill ms", "pages/rf"),
+           fmt_row % ("", "", "", "holds", "holds", "holds", "holds", "held", "held", "max")]
+    order = [label for label, _ in settings_table()]
+    cs.sort(key=lambda c: (c.get("base") or "", c["scenario"], c["kernel"] != "base",
+                           order.index(c["setting"]) if c["setting"] in order else 99))
+    for c in cs:
+        h = c["holds"]
+        per = (h["refill"].get("per_refill") or {}).get("max_pages_per_refill")
+        out.append(fmt_row % ("unpatched" if c["kernel"] == "base" else c["kernel"], c["setting"],
+                              c["scenario"], h["free"]["calls"], h["refill"]["calls"],
+                              h["drain"]["calls"], h["decay"]["calls"],
+                              _num(h["free"]["total_us"] / 1e3, 1),
+                              _num(h["refill"]["total_us"] / 1e3, 1), _num(per)))
+    return "\n".join(out) + "\n"
+
+
+def chunked_verdict(res):
+    """The experimental chunked refill (setting ck) against knob 0 and the
+    default: the victim's wait tail per phase, the largest refill hold and
+    refill, and the cost in the preferred timing."""
+    tcg = {(c["kernel"], c["setting"], c["scenario"]): c for c in res
+           if c.get("scenario") and c.get("timing", "tcg") == "tcg"}
+    if not tcg.get(("patched", "ck", "exit-storm")):
+        return "(no measurement of the chunked refill (setting ck) in results.json)"
+    lines = []
+    for sc, ph in (("exit-storm", "fault_in"), ("exit-storm", "exit"), ("refill", "refill")):
+        vals = []
+        for k, s in (("base", "def"), ("patched", "def"), ("patched", "k0"), ("patched", "ck")):
+            c = tcg.get((k, s, sc))
+            w = (c or {}).get("victim_lock_wait_by_phase", {}).get(ph, {})
+            vals.append("%s %s" % ("unpatched" if k == "base" else s, _num(w.get("p99_us"))))
+        lines.append("victim zone->lock wait p99 us, %s phase: %s" % (ph, ", ".join(vals)))
+    for sc in ("exit-storm", "refill"):
+        vals = []
+        for s in ("def", "k0", "ck"):
+            c = tcg.get(("patched", s, sc))
+            if c:
+                r = c["holds"]["refill"]
+                per = r.get("per_refill") or {}
+                vals.append("%s: hold max %s pages / %s us (p99 %s us), refill max %s pages"
+                            % (s, _num(r["max_pages"]), _num(r["max_us"]), _num(r["p99_us"]),
+                               _num(per.get("max_pages_per_refill"))))
+        lines.append("%s refills: %s" % (sc, "; ".join(vals)))
+    t = preferred_timing([c for c in res if c.get("scenario")])
+    cost = {(c["kernel"], c["setting"], c["scenario"]): c for c in res
+            if c.get("scenario") and c.get("timing", "tcg") == t}
+    for sc, get, what in (("exit-storm", _get("storm_ms"), "exit storm ms"),
+                          ("refill", _get("refill_mib_s"), "refill MiB/s")):
+        d, k0, c = (cost.get(("patched", s, sc)) for s in ("def", "k0", "ck"))
+        if d and c and get(d) and get(c) and get(d)["median"]:
+            lines.append("%s (%s): def %s %s, k0 %s %s, ck %s %s: ck %+.2f%% against def"
+                         % (what, t, _num(get(d)["median"]), _sp(get(d)["runs"]),
+                            _num(get(k0)["median"]) if k0 and get(k0) else "-",
+                            _sp(get(k0)["runs"]) if k0 and get(k0) else "",
+                            _num(get(c)["median"]), _sp(get(c)["runs"]),
+                            (get(c)["median"] / get(d)["median"] - 1) * 100))
+    return "\n".join(lines)
+
+
 def legend():
     """The setting labels, from configs/settings."""
     lines = ["%-7s %s" % (label, meaning) for label, meaning in settings_table()]
@@ -652,9 +876,10 @@ def cover(results_path, template_path, cover_path):
     body = body.lstrip("\n")
     body = body.replace("@TABLE@", table(res, "cover"))
     body = body.replace("@LEGEND@", legend())
-    body = body.replace("@MICRO@", table(res, "micro"))
+    body = body.replace("@MICRO@", regression_table(res))
+    body = body.replace("@TRADEOFF@", tradeoff_table(res))
+    body = body.replace("@CHUNKED@", chunked_verdict(res))
     body = body.replace("@REPS@", str(storms[0]["reps"] if storms else 0))
-    body = body.replace("@LOCKBREAK@", lock_break_verdict(storms))
     with open(cover_path) as f:
         text = f.read()
     if "*** SUBJECT HERE ***" not in text or "*** BLURB HERE ***" not in text:
@@ -667,22 +892,82 @@ def cover(results_path, template_path, cover_path):
     return 0
 
 
-def report(dirname):
+def multi_report(dirname):
+    """bench/run --multi: DIR/raw/TIMING-smpN/KERNEL/multi.jsonl, one line per
+    storm instance and repetition -> DIR/results.json, DIR/report.md."""
     raw = os.path.join(dirname, "raw")
-    labels = [label for label, _ in settings_table()]
-    cases = []
-    for kernel in ("base", "patched"):
-        for label in labels + ["def-a", "lb-a"]:
-            for sc in SCENARIOS:
-                if sc == "refill" and label.endswith("-a"):
-                    continue
-                c = case(raw, kernel, label, sc)
-                if c["reps"]:
-                    cases.append(c)
-    res = [{k: v for k, v in c.items() if not k.startswith("_")} for c in cases] + micro_cases(raw)
+    res = []
+    for mode in sorted(os.listdir(raw)):
+        timing, _, smp = mode.partition("-smp")
+        for kernel in ("base", "patched"):
+            d = os.path.join(raw, mode, kernel)
+            rows = jsonl(os.path.join(d, "multi.jsonl"))
+            for label in dict.fromkeys(r["label"] for r in rows):
+                rs = [r for r in rows if r["label"] == label]
+                win = [r["victim_window"] for r in rs if r.get("victim_window", {}).get("samples")]
+                res.append({
+                    "base": base_of(d), "timing": timing, "kernel": kernel, "setting": label,
+                    "settings": rs[0].get("settings", {}), "workload": "exit-storm-multi",
+                    "vcpus": int(smp), "instances": max(r["instance"] for r in rs) + 1,
+                    "reps": len(rs),
+                    "storm_ms": {"median": statistics.median(r["storm_ms"] for r in rs),
+                                 "runs": [r["storm_ms"] for r in rs]},
+                    "victim_runs": {k: {"median": statistics.median(w[k] for w in win) if win
+                                        else None, "runs": [w[k] for w in win]}
+                                    for k in ("p99_us", "p999_us", "max_us", "sum_ms")},
+                })
     with open(os.path.join(dirname, "results.json"), "w") as f:
         json.dump(res, f, indent=1)
-    made = plots(dirname, cases)
+    fmt_row = "%-6s %-6s %-9s %-7s %9s %9s %10s %10s %10s"
+    lines = [fmt_row % ("timing", "vcpus", "kernel", "setting", "storm ms", "spread",
+                        "v.p99 us", "v.p999 us", "v.max us")]
+    for c in res:
+        v = c["victim_runs"]
+        lines.append(fmt_row % (c["timing"], c["vcpus"],
+                                "unpatched" if c["kernel"] == "base" else c["kernel"],
+                                c["setting"], _num(c["storm_ms"]["median"]),
+                                _sp(c["storm_ms"]["runs"]), _num(v["p99_us"]["median"]),
+                                _num(v["p999_us"]["median"]), _num(v["max_us"]["median"])))
+    text = "\n".join(lines) + "\n"
+    md = ["# Several CPUs at once (bench/run --multi): base %s\n"
+          % " ".join(sorted({c["base"] or "?" for c in res})),
+          "One exit storm (2 x 128 MiB) and one victim per pair of vCPUs, all at once; "
+          "medians over storms and repetitions, the victim's fault time in its storm's exit "
+          "window. Emulated CPUs: under tcg the vCPUs share the host's 2 cores, under icount "
+          "they take turns on one thread, so waits are inflated (tcg) or serialized "
+          "(icount). A check on the trend of bench/model.py across settings and CPU counts, "
+          "not a claim about real hardware.\n",
+          "```\n" + text + "```\n"]
+    model = os.path.join(os.path.dirname(dirname), "report", "model.md")
+    if os.path.exists(model):
+        md.append("The model's predictions for 16 to 256 CPUs: %s\n" % model)
+    with open(os.path.join(dirname, "report.md"), "w") as f:
+        f.write("\n".join(md))
+    print(text, end="")
+    print("report: %s/report.md, results.json" % dirname)
+    return 0
+
+
+def report(dirname):
+    raw = os.path.join(dirname, "raw")
+    if os.path.isdir(raw) and any("-smp" in d for d in os.listdir(raw)):
+        return multi_report(dirname)
+    labels = [label for label, _ in settings_table()]
+    cases, micro = [], []
+    for timing, r in (("tcg", raw), ("icount", os.path.join(dirname, "icount", "raw"))):
+        for kernel in ("base", "patched"):
+            for label in labels + ["def-a"]:
+                for sc in SCENARIOS:
+                    if sc == "refill" and label.endswith("-a"):
+                        continue
+                    c = case(r, kernel, label, sc, timing)
+                    if c["reps"]:
+                        cases.append(c)
+        micro += micro_cases(r, timing)
+    res = [{k: v for k, v in c.items() if not k.startswith("_")} for c in cases] + micro
+    with open(os.path.join(dirname, "results.json"), "w") as f:
+        json.dump(res, f, indent=1)
+    made = plots(dirname, [c for c in cases if c["timing"] == "tcg"])
     text = table(res)
     bases = sorted({c["base"] for c in cases if c["base"]}) or ["?"]
     first = cases[0] if cases else {}
@@ -709,6 +994,19 @@ def report(dirname):
           "the unpatched kernel at the same workload; `*`: the change exceeds the spread.\n",
           "## Settings\n", "```\n" + legend() + "```\n",
           "## Side by side (base %s)\n" % " ".join(bases), "```\n" + text + "```\n",
+          "## Regression probes at the default settings\n",
+          "will-it-scale page_fault1/page_fault2 (one process, and one per CPU), "
+          "lmbench-like fault latency, fork+exit and mmap+munmap, a compile, and the two "
+          "scenarios' cost; icount timing where the run has it (instructions executed, "
+          "1 ns each: no cache misses, vCPUs take turns).\n",
+          "```\n" + regression_table(res) + "```\n",
+          "## The knob's trade-off, every setting\n",
+          "```\n" + tradeoff_table(res) + "```\n",
+          "Where the cost goes (traced tcg runs, pooled over the repetitions): zone->lock "
+          "holds per path, the time they held the lock, the largest refill in pages.\n",
+          "```\n" + cost_table(res) + "```\n",
+          "## The experimental chunked refill (setting ck)\n",
+          "```\n" + chunked_verdict(res) + "\n```\n",
           "## Histograms\n",
           "How to read them: bench/pcp_example.txt. Holds are pooled over the run's phases.\n"]
     for c in cases:
@@ -726,11 +1024,18 @@ def report(dirname):
             if h:
                 md.append("victim wait for zone->lock, phase %s:\n\n```\n@wait_ns:\n%s```\n"
                           % (ph, text_hist(h)))
+    model = os.path.join(dirname, "model.md")
+    if os.path.exists(model):
+        with open(model) as f:
+            md.append("## Many CPUs, on paper (bench/model.py)\n")
+            md.append(f.read().replace("\n# ", "\n### ").replace("\n## ", "\n### "))
     for png in made:
         md.append("![%s](%s)\n" % (png, png))
     with open(os.path.join(dirname, "report.md"), "w") as f:
         f.write("\n".join(md))
     print(text)
+    print(regression_table(res))
+    print(tradeoff_table(res))
     print("report: %s/report.md, results.json, %s" % (dirname, ", ".join(made)))
     return 0
 
