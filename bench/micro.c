@@ -17,6 +17,7 @@
  * -p N runs pf or pf2 in N processes at once, process i bound to CPU
  * i % (online CPUs), as will-it-scale's per-CPU mode does; the figure is the
  * sum over the processes, timed from a common start to the last exit.
+ * Without -p the probe runs bound to CPU 0.
  *
  * Output: one JSON object: the figure, and user/sys CPU ms of the process and
  * its children from getrusage().
@@ -340,6 +341,20 @@ int main(int argc, char **argv)
 		loops = probes[i].loops;
 		if (argc - optind == 2)
 			loops = number("LOOPS", argv[optind + 1], 10000000);
+		/*
+		 * One process stays on CPU 0, as will-it-scale binds its
+		 * tasks: a migration in the middle would add IPIs (TLB
+		 * shootdowns) whose cost depends on the other CPU.
+		 */
+		if (procs == 1) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(0, &set);
+			if (sched_setaffinity(0, sizeof(set), &set))
+				fprintf(stderr, "%s: binding to CPU 0: %s\n", myname,
+					strerror(errno));
+		}
 		probes[i].fn(loops, procs);
 		print_cpu();
 		return 0;
