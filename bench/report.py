@@ -762,14 +762,13 @@ def tradeoff_table(res):
         if not v or v.get("median") is None:
             return "-", "-"
         return _num(v["median"]), _sp(v.get("runs"))
-    fmt_row = "%-9s %-7s %9s %9s %9s %9s %9s %9s %9s %9s %8s"
+    fmt_row = "%-9s %-6s %8s %8s %8s %8s %7s %8s %8s %8s %7s"
     out, last, ref = [], None, {}
     for b, t, k, s, e, r in rows:
         if (b, t) != last:
             if last:
                 out.append("")
-            out.append("base %s, timing %s (median and spread of the runs; change: storm "
-                       "time against the patched kernel at def)" % (b, t))
+            out.append("base %s, timing %s; change: storm time against patched def" % (b, t))
             out.append(fmt_row % ("kernel", "setting", "storm ms", "spread", "sys ms", "spread",
                                   "refill", "spread", "v.p99 us", "v.sum ms", "change"))
             out.append(fmt_row % ("", "", "(exit)", "", "(exit)", "", "MiB/s", "", "(exit)",
