@@ -660,7 +660,9 @@ def _num(x, nd=None):
         return "-"
     if nd is not None:
         return "%.*f" % (nd, x)
-    return "%.0f" % x if abs(x) >= 100 else "%.2f" % x
+    if abs(x) >= 100 or x == int(x):
+        return "%.0f" % x
+    return "%.2f" % x
 
 
 def _sp(runs):
