@@ -618,14 +618,19 @@ def anchors(cal, seed):
 
 # ----------------------------------------------------------- calibration
 
-def load_rows(path):
+def read_json(path):
+    """PATH's JSON; UsageError (one line, exit 2) when unreadable or not JSON."""
     try:
         with open(path) as f:
-            data = json.load(f)
+            return json.load(f)
     except OSError as e:
         raise UsageError("cannot read %s: %s" % (path, e.strerror or e))
     except ValueError as e:
         raise UsageError("%s is not JSON: %s" % (path, e))
+
+
+def load_rows(path):
+    data = read_json(path)
     rows = data if isinstance(data, list) else None
     if not rows or not any(isinstance(r, dict) and isinstance(r.get("holds"), dict)
                            for r in rows):
@@ -738,13 +743,7 @@ def measured_setting(row):
 def load_measured(path):
     """The tcg exit-storm rows of a bench results.json, with what the
     beside section needs; UsageError when there is none."""
-    try:
-        with open(path) as f:
-            data = json.load(f)
-    except OSError as e:
-        raise UsageError("cannot read %s: %s" % (path, e.strerror or e))
-    except ValueError as e:
-        raise UsageError("%s is not JSON: %s" % (path, e))
+    data = read_json(path)
     rows = []
     for r in data if isinstance(data, list) else []:
         if not (isinstance(r, dict) and r.get("timing") == "tcg" and
