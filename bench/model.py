@@ -12,7 +12,7 @@ setting of vm.pcp_batch_scale_max (k0..k6) and for
 vm.percpu_pagelist_high_fraction=-1 (hf-1), on three kernel kinds:
 "mainline" (7.3, with 91e691296646: the free path takes zone->lock once per
 pcp->batch pages), "6.12" (one hold per trim) and "mainline-ck" (mainline
-plus the experimental chunked refill, patches/0006, vm.pcp_refill_chunked=1:
+plus the series' chunked refill, patches/0006:
 rmqueue_bulk() takes zone->lock once per pcp->batch = 63 pages and drops it
 between chunks; a refill still moves min(batch << alloc_factor, ...) pages,
 bounded by the knob, in ceil(pages / 63) holds).  It must reproduce the
@@ -32,8 +32,10 @@ path moved, where the row has it; else "p99": holds.PATH.p99_us / max_pages,
 the p99 hold being one of the largest transfers: a log2 bucket's upper
 bound, up to 2x, vCPU preemption included; the model's by the same
 estimator from its own holds), each beside the model at 2 CPUs
-with the same kind (base 7.3 -> mainline, 6.12 -> 6.12, pcp_refill_chunked
-set (setting ck) -> mainline-ck) and knob, and the ratio measured/model.
+with the same kind (base 7.3 -> mainline, or mainline-ck where the row's
+largest refill hold is smaller than its largest refill (patches/0006, or the
+experiment's setting ck); 6.12 -> 6.12) and knob, and the ratio
+measured/model.
 The emulated costs are tens of times the model's (hardware) ones and more:
 the comparison is of the trend across settings, not of absolute values.
 model.json carries the same under "measured".  The 2-CPU cells it needs are
@@ -148,18 +150,18 @@ DEFAULT_KNOB = 5        # CONFIG_PCP_BATCH_SCALE_MAX's default
 # label, vm.pcp_batch_scale_max, vm.percpu_pagelist_high_fraction
 SETTINGS = [("k%d" % k, k, 0) for k in range(7)] + [("hf-1", DEFAULT_KNOB, -1)]
 # kind, free path in pcp->batch chunks (91e691296646), refill in pcp->batch
-# chunks (patches/0006, vm.pcp_refill_chunked=1)
+# chunks (patches/0006)
 KINDS = (("mainline", True, False), ("6.12", False, False), ("mainline-ck", True, True))
 KIND_TEXT = {
     "mainline": "free path in pcp->batch holds (91e691296646), one hold per refill",
     "6.12": "one zone->lock hold per trim and per refill",
-    "mainline-ck": "mainline + chunked refill (experimental 0006): free path and "
+    "mainline-ck": "mainline + the series' chunked refill (0006): free path and "
                    "refills in pcp->batch holds",
 }
 KIND_TITLE = {
     "mainline": "mainline",
     "6.12": "6.12",
-    "mainline-ck": "mainline + chunked refill (experimental 0006)",
+    "mainline-ck": "mainline + chunked refill (0006)",
 }
 PATHS = ("free", "refill", "drain")
 # the storm of bench/run's full run (guest-run -n 4 -s 256): 4 x 256 MiB
@@ -227,7 +229,7 @@ ASSUMPTIONS = [
     "refills of 189)",
     "mainline (91e691296646) splits a trim into pcp->batch holds 0.05 us apart; "
     "6.12 holds once per trim; both chunk drains at batch << knob; mainline-ck "
-    "(experimental 0006) also splits a refill into pcp->batch holds 0.05 us "
+    "(0006) also splits a refill into pcp->batch holds 0.05 us "
     "apart, the pages per refill unchanged",
     "cell workload: N/4 CPUs exit (0.25 us of work per page freed), N/4 fault "
     "in (0.6 us per page), N - 2 x N/4 - 1 allocate lightly (63 pages every "
@@ -781,6 +783,12 @@ def load_measured(path):
             cost[p] = c
         kernel, base = str(r.get("kernel")), str(r.get("base"))
         knob, hf, chunked = measured_setting(r)
+        # a refill that took more than one hold: the chunked refill
+        rh = holds.get("refill") if isinstance(holds.get("refill"), dict) else {}
+        per = rh.get("per_refill") if isinstance(rh.get("per_refill"), dict) else {}
+        if _pos(rh.get("max_pages")) and _pos(per.get("max_pages_per_refill")) and \
+                rh["max_pages"] < per["max_pages_per_refill"]:
+            chunked = True
         kind = BASE_KIND.get(base)
         note = None
         if kind is None:

@@ -36,8 +36,8 @@ with its spread.  Both prefer the icount rows.
 
 With --cover, fills the git format-patch cover letter from TEMPLATE (first
 line: subject; @TABLE@ (the exit storm rows), @MICRO@ (the regression
-table), @TRADEOFF@, @LEGEND@ (configs/settings), @REPS@ and @CHUNKED@ (the
-chunked refill's verdict)).
+table), @TRADEOFF@, @LEGEND@ (configs/settings), @REPS@ and @CHUNKED@ (refills
+by hold: unpatched, def, k0)).
 """
 import json
 import os
@@ -258,8 +258,8 @@ def case(raw, kernel, label, scenario="exit-storm", timing="tcg"):
         sk = split_key(k)
         if sk and sk[1] == run:
             by_order[sk[2][0]] = max(v, by_order.get(sk[2][0], 0))
-    # pages and holds per refill (paths-tp.bt; a refill is one hold, or one
-    # per chunk with vm.pcp_refill_chunked)
+    # pages and holds per refill (paths-tp.bt; one hold per refill, or one
+    # per pcp->batch with patches/0006)
     per_call = {}
     for name, key in (("@refill_call_max_pages", "max_pages_per_refill"),
                       ("@refill_call_sum_pages", "pages_total"), ("@refill_calls", "refills")):
@@ -425,8 +425,8 @@ def sweep_table(res):
     order = [label for label, _ in settings_table()]
     cs.sort(key=lambda c: (c.get("base") or "", order.index(c["setting"])
                            if c["setting"] in order else 99))
-    fmt_row = "%-5s %-7s %5s %5s %3s %10s %9s %9s %8s %s"
-    out = [fmt_row % ("base", "setting", "scale", "hfrac", "ck", "pages/s", "spread", "sys ms",
+    fmt_row = "%-5s %-7s %5s %5s %10s %9s %9s %8s %s"
+    out = [fmt_row % ("base", "setting", "scale", "hfrac", "pages/s", "spread", "sys ms",
                       "change", "")]
     ref = {c.get("base"): c for c in cs if c["setting"] == "def"}
     for c in cs:
@@ -441,7 +441,7 @@ def sweep_table(res):
         st = c.get("settings", {})
         out.append((fmt_row % (c.get("base") or "?", c["setting"],
                                st.get("pcp_batch_scale_max"), st.get("percpu_pagelist_high_fraction"),
-                               st.get("pcp_refill_chunked"), _num(c["value"]["median"]),
+                               _num(c["value"]["median"]),
                                _sp(c["value"]["runs"]), _num(c["cpu_ms"]["median"]),
                                delta or "-", mark)).rstrip())
     return "\n".join(out) + "\n"
@@ -870,30 +870,40 @@ def cost_table(res):
 
 
 def chunked_verdict(res):
-    """The experimental chunked refill (setting ck) against knob 0 and the
-    default: the victim's wait tail per phase, the largest refill hold and
-    refill, and the cost in the preferred timing."""
+    """Refills in pcp->batch sized zone->lock holds (patches/0006 on
+    mainline): the unpatched kernel (one hold per refill), the patched one
+    at the default and at knob 0 (and setting ck, where the results come
+    from the run-time switch of the experiment): the victim's wait tail per
+    phase, the largest refill hold and refill, and the cost in the
+    preferred timing against the unpatched kernel."""
     tcg = {(c["kernel"], c["setting"], c["scenario"]): c for c in res
            if c.get("scenario") and c.get("timing", "tcg") == "tcg"}
-    if not tcg.get(("patched", "ck", "exit-storm")):
-        return "(no measurement of the chunked refill (setting ck) in results.json)"
+    cols = [(k, s) for k, s in (("base", "def"), ("patched", "def"), ("patched", "k0"),
+                                ("patched", "ck"))
+            if tcg.get((k, s, "exit-storm"))]
+    if ("patched", "def") not in cols:
+        return "(no tcg exit-storm run of the patched kernel at def in results.json)"
+
+    def name(k, s):
+        return "unpatched" if k == "base" else s
     lines = []
     for sc, ph in (("exit-storm", "fault_in"), ("exit-storm", "exit"), ("refill", "refill")):
         vals = []
-        for k, s in (("base", "def"), ("patched", "def"), ("patched", "k0"), ("patched", "ck")):
+        for k, s in cols:
             c = tcg.get((k, s, sc))
             w = (c or {}).get("victim_lock_wait_by_phase", {}).get(ph, {})
-            vals.append("%s %s" % ("unpatched" if k == "base" else s, _num(w.get("p99_us"))))
+            vals.append("%s %s" % (name(k, s), _num(w.get("p99_us"))))
         lines.append("victim zone->lock wait p99 us, %s phase: %s" % (ph, ", ".join(vals)))
     for sc in ("exit-storm", "refill"):
         vals = []
-        for s in ("def", "k0", "ck"):
-            c = tcg.get(("patched", s, sc))
+        for k, s in cols:
+            c = tcg.get((k, s, sc))
             if c:
                 r = c["holds"]["refill"]
                 per = r.get("per_refill") or {}
-                vals.append("%s: hold max %s pages / %s us (p99 %s us), refill max %s pages"
-                            % (s, _num(r["max_pages"]), _num(r["max_us"]), _num(r["p99_us"]),
+                vals.append("%s: %s holds, max %s pages / %s us (p99 %s us), refill max %s pages"
+                            % (name(k, s), _num(r["calls"]), _num(r["max_pages"]),
+                               _num(r["max_us"]), _num(r["p99_us"]),
                                _num(per.get("max_pages_per_refill"))))
         lines.append("%s refills: %s" % (sc, "; ".join(vals)))
     t = preferred_timing([c for c in res if c.get("scenario")])
@@ -901,14 +911,17 @@ def chunked_verdict(res):
             if c.get("scenario") and c.get("timing", "tcg") == t}
     for sc, get, what in (("exit-storm", _get("storm_ms"), "exit storm ms"),
                           ("refill", _get("refill_mib_s"), "refill MiB/s")):
-        d, k0, c = (cost.get(("patched", s, sc)) for s in ("def", "k0", "ck"))
-        if d and c and get(d) and get(c) and get(d)["median"]:
-            lines.append("%s (%s): def %s %s, k0 %s %s, ck %s %s: ck %+.2f%% against def"
-                         % (what, t, _num(get(d)["median"]), _sp(get(d)["runs"]),
-                            _num(get(k0)["median"]) if k0 and get(k0) else "-",
-                            _sp(get(k0)["runs"]) if k0 and get(k0) else "",
-                            _num(get(c)["median"]), _sp(get(c)["runs"]),
-                            (get(c)["median"] / get(d)["median"] - 1) * 100))
+        ref = cost.get(("base", "def", sc)) or cost.get(("patched", "def", sc))
+        if not (ref and get(ref) and get(ref)["median"]):
+            continue
+        vals = []
+        for k, s in cols:
+            c = cost.get((k, s, sc))
+            if c and get(c):
+                vals.append("%s %s %s (%+.2f%%)" % (name(k, s), _num(get(c)["median"]),
+                                                   _sp(get(c)["runs"]),
+                                                   (get(c)["median"] / get(ref)["median"] - 1) * 100))
+        lines.append("%s (%s): %s" % (what, t, ", ".join(vals)))
     return "\n".join(lines)
 
 
@@ -1065,7 +1078,7 @@ def report(dirname):
           "Where the cost goes (traced tcg runs, pooled over the repetitions): zone->lock "
           "holds per path, the time they held the lock, the largest refill in pages.\n",
           "```\n" + cost_table(res) + "```\n",
-          "## The experimental chunked refill (setting ck)\n",
+          "## Refills by hold (patches/0006)\n",
           "```\n" + chunked_verdict(res) + "\n```\n",
           "## Histograms\n",
           "How to read them: bench/pcp_example.txt. Holds are pooled over the run's phases.\n"]

@@ -17,7 +17,6 @@ import sys
 
 SCALE = "/proc/sys/vm/pcp_batch_scale_max"
 FRAC = "/proc/sys/vm/percpu_pagelist_high_fraction"
-CHUNKED = "/proc/sys/vm/pcp_refill_chunked"
 EINVAL = errno.EINVAL
 
 # (input, outcome): outcome is an errno, or ("value", N) for an accepted form,
@@ -64,12 +63,6 @@ FRAC_CASES = COMMON + [
     (b"-1\n", ("value", -1)), (b" -1", ("value", -1)), (b"8", ("value", 8)),
     (b"010", ("value", 8)), (b"0x10", ("value", 16)), (b"0\n", ("value", 0)),
     (b"-0", ("value", 0)), (b"2147483647", ("value", 2147483647)),
-]
-
-# vm.pcp_refill_chunked, 0 or 1, where the experimental patch is applied
-CHUNKED_CASES = COMMON + [
-    (b"2", EINVAL), (b"-1", EINVAL), (b"0x2", EINVAL), (b"10", EINVAL),
-    (b"1\n", ("value", 1)), (b"0x1", ("value", 1)), (b" 0", ("value", 0)),
 ]
 
 results = {"pass": 0, "fail": 0}
@@ -231,14 +224,8 @@ def main():
         run_cases(SCALE, SCALE_CASES, 3)
         write(SCALE, b"%d\n" % saved[0])
         run_cases(FRAC, FRAC_CASES, -1)
-        paths = [SCALE, FRAC]
-        if os.path.exists(CHUNKED):
-            saved_chunked = read(CHUNKED)
-            run_cases(CHUNKED, CHUNKED_CASES, 0)
-            write(CHUNKED, b"%d\n" % saved_chunked)
-            paths.append(CHUNKED)
         write(FRAC, b"-1\n")
-        for path in paths:
+        for path in (SCALE, FRAC):
             before = read(path)
             for userns in (False, True):
                 code = refused_unprivileged(path, userns)
@@ -249,9 +236,8 @@ def main():
     finally:
         write(SCALE, b"%d\n" % saved[0])
         write(FRAC, b"%d\n" % saved[1])
-    print("# %d inputs to pcp_batch_scale_max, %d to percpu_pagelist_high_fraction%s"
-          % (len(SCALE_CASES) + 2, len(FRAC_CASES) + 2,
-             ", %d to pcp_refill_chunked" % (len(CHUNKED_CASES) + 2) if os.path.exists(CHUNKED) else ""))
+    print("# %d inputs to pcp_batch_scale_max, %d to percpu_pagelist_high_fraction"
+          % (len(SCALE_CASES) + 2, len(FRAC_CASES) + 2))
     return 1 if results["fail"] else 0
 
 

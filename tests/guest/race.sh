@@ -22,7 +22,6 @@ for f in "$build/bench/storm" "$build/selftests/pcp_batch_test"; do
 	[ -x "$f" ] || die "${f#"$top"/} missing: tests/run -t races builds it" 66
 done
 scale=/proc/sys/vm/pcp_batch_scale_max frac=/proc/sys/vm/percpu_pagelist_high_fraction
-chunked=/proc/sys/vm/pcp_refill_chunked
 cpu1=/sys/devices/system/cpu/cpu1/online
 tmp=$(mktemp -d)
 
@@ -47,8 +46,6 @@ flip_scale() {
 	local v
 	for v in 0 1 2 3 4 5 6; do
 		echo "$v" >"$scale"
-		# the experimental chunked refill, where the kernel has it
-		[ ! -w "$chunked" ] || echo $((v % 2)) >"$chunked"
 	done
 }
 flip_frac() { local v; for v in -1 0 8 -1 100 0; do echo "$v" >"$frac"; done; }
@@ -68,7 +65,6 @@ wait
 after=$(drained_memfree)
 echo "$saved_scale" >$scale
 echo "$saved_frac" >$frac
-[ ! -w "$chunked" ] || echo 0 >"$chunked"
 
 fail=0
 for f in "$tmp"/*.count; do
