@@ -53,7 +53,7 @@ def settings_table():
     with open(os.path.join(TOP, "configs", "settings")) as f:
         lines = [line for line in f if line.strip() and not line.startswith("#")]
     for line in lines[1:]:
-        label, _, _, _, meaning = line.split(None, 4)
+        label, _, _, meaning = line.split(None, 3)
         rows.append((label, meaning.strip()))
     return rows
 

@@ -6,12 +6,12 @@
 #   setting_apply LABEL   write LABEL's sysctls (suffix -a: the same values)
 #   setting_supported LABEL  status 0 when this kernel has every sysctl that
 #                         LABEL sets to something else than '=' or 0
-#   setting_json          the three sysctls as read back from /proc, as JSON
+#   setting_json          the sysctls as read back from /proc, as JSON
 #                         (null where the kernel has no such sysctl)
 
 settings_file=${top:?source scripts/lib.sh first}/configs/settings
 # (no process substitution here: a guest's /dev has no /dev/fd)
-read -r -a setting_names <<<"$(awk '!/^#/ && NF {print $2, $3, $4; exit}' "$settings_file")"
+read -r -a setting_names <<<"$(awk '!/^#/ && NF {print $2, $3; exit}' "$settings_file")"
 declare -A setting_boot=()
 for name in "${setting_names[@]}"; do
 	setting_boot[$name]=$(cat "/proc/sys/vm/$name" 2>/dev/null || echo none)
@@ -22,14 +22,14 @@ setting_labels() {
 }
 
 setting_values() {
-	read -r -a values <<<"$(awk -v l="${1%-a}" '!/^#/ && $1 == l {print $2, $3, $4}' "$settings_file")"
-	[ ${#values[@]} = 3 ] || die "unknown setting '$1' (see configs/settings)" 2
+	read -r -a values <<<"$(awk -v l="${1%-a}" '!/^#/ && $1 == l {print $2, $3}' "$settings_file")"
+	[ ${#values[@]} = 2 ] || die "unknown setting '$1' (see configs/settings)" 2
 }
 
 setting_supported() {
 	local values i
 	setting_values "$1"
-	for i in 0 1 2; do
+	for i in 0 1; do
 		[ "${setting_boot[${setting_names[i]}]}" != none ] || [ "${values[i]}" = = ] ||
 			[ "${values[i]}" = 0 ] || return 1
 	done
@@ -38,7 +38,7 @@ setting_supported() {
 setting_apply() {
 	local values i name val
 	setting_values "$1"
-	for i in 0 1 2; do
+	for i in 0 1; do
 		name=${setting_names[i]} val=${values[i]}
 		[ "$val" != = ] || val=${setting_boot[$name]}
 		if [ "${setting_boot[$name]}" = none ]; then
