@@ -328,7 +328,7 @@ def case(raw, kernel, label, scenario="exit-storm", timing="tcg"):
         "kernel": kernel,
         "setting": label,
         "settings": {k: applied.get(k) for k in
-                     ("pcp_batch_scale_max", "percpu_pagelist_high_fraction", "pcp_refill_chunked")},
+                     ("pcp_batch_scale_max", "percpu_pagelist_high_fraction")},
         "scenario": scenario,
         "workload": ("exit-storm-alone" if label.endswith("-a") else "exit-storm")
         if scenario == "exit-storm" else "refill",
