@@ -88,6 +88,12 @@ def main(argv):
         print("%s - smoke: refill scenario at %s ran (%s MiB/s, victim waits by phase: %s)"
               % ("ok" if ok else "not ok", label, (r.get("refill_mib_s") or {}).get("median"),
                  ", ".join(sorted(r["victim_lock_wait_by_phase"]))))
+    with open(env) as f:
+        kopt = [line.strip() for line in f if line.startswith("kprobes-optimization=")]
+    ok = kopt in (["kprobes-optimization=0"], ["kprobes-optimization=none"])
+    bad += not ok
+    print("%s - smoke: the traced runs used unoptimized kprobes (env.txt: %s)"
+          % ("ok" if ok else "not ok", ", ".join(kopt) or "no kprobes-optimization line"))
     if not chunked:
         print("ok - smoke: refill holds of one batch # SKIP kernel %s: the series refills in "
               "batch-sized holds from 6.19 on" % (".".join(map(str, version)) if version else "?"))
