@@ -805,10 +805,15 @@ def tradeoff_rows(res):
 def tradeoff_table(res):
     """Every setting's cost, median and spread: the exit storm's time and
     system time, the refill load's throughput, the victim's fault time p99
-    and sum in the exit window, the storm time's change against def."""
+    and sum in the exit window, the storm time's change against def.  The
+    icount runs have no victim (bench/run: each run alone): there the
+    victim's columns come from the same setting's untraced tcg run."""
     rows = tradeoff_rows(res)
     if not rows:
         return "(no scenario runs in results.json)\n"
+    tcg = {(c.get("base") or "?", c["kernel"], c["setting"]): c for c in res
+           if c.get("scenario") == "exit-storm" and c.get("timing", "tcg") == "tcg"
+           and c.get("victim_runs")}
 
     def mr(get, c):
         v = get(c) if c else None
@@ -821,7 +826,8 @@ def tradeoff_table(res):
         if (b, t) != last:
             if last:
                 out.append("")
-            out.append("base %s, timing %s; change: storm time against patched def" % (b, t))
+            out.append("base %s, timing %s; change: storm time against patched def%s"
+                       % (b, t, "; v. columns: tcg" if t != "tcg" else ""))
             out.append(fmt_row % ("kernel", "setting", "storm ms", "spread", "sys ms", "spread",
                                   "refill", "spread", "v.p99 us", "v.sum ms", "change"))
             out.append(fmt_row % ("", "", "(exit)", "", "(exit)", "", "MiB/s", "", "(exit)",
@@ -831,8 +837,9 @@ def tradeoff_table(res):
         sm, ssp = mr(_get("storm_ms"), e)
         ym, ysp = mr(_get("storm_sys_ms"), e)
         rm, rsp = mr(_get("refill_mib_s"), r)
-        vp, _ = mr(_get("victim_runs", "p99_us"), e)
-        vs, _ = mr(_get("victim_runs", "sum_ms"), e)
+        v = e if e and e.get("victim_runs") else tcg.get((b, k, s))
+        vp, _ = mr(_get("victim_runs", "p99_us"), v)
+        vs, _ = mr(_get("victim_runs", "sum_ms"), v)
         d = ref.get("def")
         change = "-"
         if e and d and k == "patched" and d["storm_ms"]["median"] and e["storm_ms"]["median"]:
