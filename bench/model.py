@@ -33,8 +33,8 @@ the p99 hold being one of the largest transfers: a log2 bucket's upper
 bound, up to 2x, vCPU preemption included; the model's by the same
 estimator from its own holds), each beside the model at 2 CPUs
 with the same kind (base 7.3 -> mainline, or mainline-ck where the row's
-largest refill hold is smaller than its largest refill (patches/0006, or the
-experiment's setting ck); 6.12 -> 6.12) and knob, and the ratio
+largest refill hold is smaller than its largest refill: patches/0006;
+6.12 -> 6.12) and knob, and the ratio
 measured/model.
 The emulated costs are tens of times the model's (hardware) ones and more:
 the comparison is of the trend across settings, not of absolute values.
@@ -723,8 +723,8 @@ def _pos(v):
 
 
 def measured_setting(row):
-    """(knob, high_fraction, chunked refill) a measured row ran at: the
-    values the guest read back, else the label's, else the defaults."""
+    """(knob, high_fraction) a measured row ran at: the values the guest
+    read back, else the label's, else the defaults."""
     label = str(row.get("setting") or "")
     got = row.get("settings") if isinstance(row.get("settings"), dict) else {}
     knob = got.get("pcp_batch_scale_max")
@@ -737,9 +737,7 @@ def measured_setting(row):
             knob = DEFAULT_KNOB
     hf = got.get("percpu_pagelist_high_fraction")
     hf = -1 if hf == -1 or (hf is None and label.startswith("hf-1")) else 0
-    chunked = got.get("pcp_refill_chunked") == 1 or (
-        got.get("pcp_refill_chunked") is None and label == "ck")
-    return int(knob), hf, chunked
+    return int(knob), hf
 
 
 def load_measured(path):
@@ -782,13 +780,12 @@ def load_measured(path):
                 c.update(per_page_us=c["p99_per_page_us"], **{"from": "p99"})
             cost[p] = c
         kernel, base = str(r.get("kernel")), str(r.get("base"))
-        knob, hf, chunked = measured_setting(r)
+        knob, hf = measured_setting(r)
         # a refill that took more than one hold: the chunked refill
         rh = holds.get("refill") if isinstance(holds.get("refill"), dict) else {}
         per = rh.get("per_refill") if isinstance(rh.get("per_refill"), dict) else {}
-        if _pos(rh.get("max_pages")) and _pos(per.get("max_pages_per_refill")) and \
-                rh["max_pages"] < per["max_pages_per_refill"]:
-            chunked = True
+        chunked = bool(_pos(rh.get("max_pages")) and _pos(per.get("max_pages_per_refill"))
+                       and rh["max_pages"] < per["max_pages_per_refill"])
         kind = BASE_KIND.get(base)
         note = None
         if kind is None:
