@@ -1079,8 +1079,9 @@ def report(dirname):
           "at every setting, icount: what each setting costs the CPU that faults in and unmaps "
           "(refills and frees of its own), deterministic to a few tenths of a percent.\n",
           "```\n" + sweep_table(res) + "```\n",
-          "The scenarios at every setting (a victim on the other vCPU: in icount the two vCPUs' "
-          "interleaving still moves these by several %):\n",
+          "The scenarios at every setting.  In icount each storm and refill load runs alone "
+          "(a victim's vCPU would take turns with theirs and add its faults to their time); "
+          "the victim's columns then come from the tcg runs of the same setting:\n",
           "```\n" + tradeoff_table(res) + "```\n",
           "Where the cost goes (traced tcg runs, pooled over the repetitions): zone->lock "
           "holds per path, the time they held the lock, the largest refill in pages.\n",
