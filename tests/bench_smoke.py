@@ -4,7 +4,7 @@
 Usage: tests/bench_smoke.py DIR    (DIR: build/$BASE/report-smoke)
 
 In the exit storm run of each setting (def, k0, k2), the largest order-0
-bulk transfer (bench/report.py's holds: free and drain as asked of
+bulk transfer (bench/results.py's holds: free and drain as asked of
 free_pcppages_bulk(), its count; order-0 refills as the pages one refill
 moved, from the series' tracepoint and a kretprobe) must equal
 batch << knob, with batch the largest pcp batch of the guest's
@@ -22,7 +22,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
-import report  # noqa: E402
+import results  # noqa: E402
 
 
 def batch_of(env_path):
@@ -57,7 +57,7 @@ def main(argv):
     chunked = version is not None and version >= (6, 19)
     bad = 0
     for label in ("k0", "k2", "def"):
-        c = report.case(raw, "patched", label)
+        c = results.case(raw, "patched", label)
         scale = c["settings"]["pcp_batch_scale_max"] if c["reps"] else None
         want = None if scale is None else batch << scale
         # pages asked of the free path (its count argument: a high-order
@@ -81,7 +81,7 @@ def main(argv):
             print("%s - smoke: no order-0 refill at %s holds zone->lock for more than batch %d "
                   "pages (largest hold %s pages, largest refill %s)"
                   % ("ok" if ok else "not ok", label, batch, hold, pages["refill"]))
-        r = report.case(raw, "patched", label, "refill")
+        r = results.case(raw, "patched", label, "refill")
         ok = bool(r["reps"] and (r.get("refill_mib_s") or {}).get("median")
                   and "refill" in r["victim_lock_wait_by_phase"])
         bad += not ok
