@@ -3,7 +3,6 @@
 
 Usage: bench/report.py DIR
        bench/report.py --table RESULTS_JSON
-       bench/report.py --cover RESULTS_JSON TEMPLATE COVER_LETTER  (= bench/cover.py)
 
 DIR: writes DIR/results.json (rows from DIR/raw/ and DIR/icount/raw/:
 bench/results.py), DIR/report.md (the tables of bench/tables.py, the
@@ -21,7 +20,6 @@ import os
 import statistics
 import sys
 
-from cover import cover
 from plots import plots
 from results import (PATHS, PHASE_ORDER, SCENARIOS, base_of, case, jsonl, micro_cases,
                      settings_table, sweep_cases)
@@ -211,9 +209,7 @@ def main(argv):
         with open(argv[2]) as f:
             print(table(json.load(f)), end="")
         return 0
-    if len(argv) == 5 and argv[1] == "--cover":
-        return cover(argv[2], argv[3], argv[4], "report")
-    print("usage: report.py DIR | --table RESULTS_JSON | --cover RESULTS_JSON TEMPLATE COVER", file=sys.stderr)
+    print("usage: report.py DIR | --table RESULTS_JSON", file=sys.stderr)
     return 2
 
 
