@@ -68,6 +68,54 @@ patch_files() {
 	find "$(patch_dir)" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' | sort
 }
 
+# postings: the postings of the series (patch_dir/postings: the format is
+# in patches/postings), checked, one a line, tab separated:
+#   N NAME FIRST LAST COVER NEEDS PREFIX
+# FIRST and LAST are patch numbers (1 = 0001), COVER a file of the series
+# folder or -, NEEDS the postings it applies on (comma separated, or -),
+# PREFIX the subject prefix.  The postings must take the patches in order,
+# each once, from 0001 on; a malformed line dies naming it (so call it as
+# p=$(postings) || exit, not in a pipe).
+postings() {
+	local f n name range cover needs prefix first last next=1 want=1 d
+	f=$(patch_dir)/postings
+	[ -f "$f" ] || die "no ${f#"$top"/}: it says which patches go out together (see patches/postings)"
+	while read -r n name range cover needs prefix; do
+		case $n in '' | '#'*) continue ;; esac
+		bad() { die "${f#"$top"/}: posting '$n': $1"; }
+		[ "$n" = "$want" ] || bad "postings are numbered 1, 2, ... in order; expected $want"
+		[[ $name =~ ^[a-z0-9][a-z0-9-]*$ ]] || bad "NAME '$name' is not lower-case-with-dashes"
+		[[ $range =~ ^([0-9]{4})(-([0-9]{4}))?$ ]] || bad "PATCHES '$range' is not NNNN or NNNN-NNNN"
+		first=$((10#${BASH_REMATCH[1]})) last=$((10#${BASH_REMATCH[3]:-${BASH_REMATCH[1]}}))
+		if [ "$first" != "$next" ] || [ "$last" -lt "$first" ]; then
+			bad "PATCHES '$range' must start at $(printf %04d "$next") and not run backwards"
+		fi
+		if [ "$cover" = - ]; then
+			[ "$first" = "$last" ] || bad "a posting of several patches needs a cover letter"
+		else
+			[[ $cover =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] || bad "COVER '$cover' is not a file name"
+			[ -f "$(patch_dir)/$cover" ] || bad "COVER '$cover' is not a file of ${f%/*}"
+		fi
+		if [ "$needs" != - ]; then
+			for d in ${needs//,/ }; do
+				[[ $d =~ ^[0-9]+$ ]] || bad "NEEDS '$needs' is not N[,N...] or -"
+				[ "$d" -lt "$n" ] || bad "NEEDS '$needs' names no earlier posting"
+			done
+		fi
+		[ -n "$prefix" ] || bad "no subject PREFIX"
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$name" "$first" "$last" "$cover" "$needs" "$prefix"
+		next=$((last + 1)) want=$((n + 1))
+	done <"$f"
+	[ "$want" -gt 1 ] || die "${f#"$top"/} lists no posting"
+}
+
+# results_file: the committed results of this base (a copy of a full bench
+# run's results.json; bench/run refreshes it), relative to the top: the
+# tables of the cover letters come from it.
+results_file() {
+	echo "docs/results/$BASE.json"
+}
+
 # kernel_dir VARIANT: the folder scripts/kernel builds VARIANT in.  The
 # unpatched kernel builds next to its tree, build/$BASE/base/{linux,kernel-base},
 # so that each tree sits at ../linux from its output folder: compiler command
@@ -107,7 +155,7 @@ kbuild_env() {
 }
 
 # KTAP output (as tools/testing/selftests/kselftest/ktap_helpers.sh):
-# ktap_header, one ktap_ok/ktap_fail/ktap_skip per result, ktap_plan N (at the
+# ktap_header, one ktap_ok/ktap_fail/ktap_skip/ktap_result per result, ktap_plan N (at the
 # end when the count is not known up front), ktap_totals.
 ktap_n=0 ktap_pass=0 ktap_fail=0 ktap_skip=0
 ktap_failed=()
@@ -128,6 +176,16 @@ ktap_fail() {
 	ktap_n=$((ktap_n + 1)) ktap_fail=$((ktap_fail + 1))
 	ktap_failed+=("$1")
 	echo "not ok $ktap_n $1$why"
+}
+# ktap_result NAME RC [OUTPUT [N]]: ktap_ok when RC is 0, else ktap_fail NAME RC
+# with the last N (default 20) lines of OUTPUT as "#   " diagnostics.
+ktap_result() {
+	if [ "$2" = 0 ]; then
+		ktap_ok "$1"
+		return
+	fi
+	ktap_fail "$1" "$2"
+	[ -z "${3:-}" ] || printf '%s\n' "$3" | tail -n "${4:-20}" | sed 's/^/#   /'
 }
 ktap_bail() { echo "Bail out! $*"; }
 # ktap_totals: the kselftest totals line, then the line CI reads; status 1
