@@ -266,6 +266,16 @@ def chunks(pages, size):
     return out
 
 
+def held(parts, delay, gap, path):
+    """One transfer as its zone->lock holds: PARTS pages each, the first
+    DELAY after the previous release, the others GAP apart; returns the
+    release time of the last (what the simulation sends back)."""
+    now = None
+    for i, n in enumerate(parts):
+        now = yield (delay if i == 0 else gap), path, n
+    return now
+
+
 def transfers(rng, path, pages, chunk, us_per_page, gap, jitter):
     """A CPU that moves PAGES at a time on PATH, after pages x us_per_page
     of work (jittered), in holds of CHUNK pages GAP apart: "free", a CPU in
@@ -275,8 +285,7 @@ def transfers(rng, path, pages, chunk, us_per_page, gap, jitter):
     parts = chunks(pages, chunk)
     delay = rng.uniform(0, pages * us_per_page)
     while True:
-        for i, n in enumerate(parts):
-            yield (delay if i == 0 else gap), path, n
+        yield from held(parts, delay, gap, path)
         delay = pages * us_per_page * rng.uniform(1 - jitter, 1 + jitter)
 
 
@@ -297,15 +306,13 @@ def cycling(rng, pages, trim, free_chunk, refill, refill_chunk, fault_us, exit_u
     phases.append((delay, "fault_in"))
     while True:
         for _ in range(n_refill):
-            for i, n in enumerate(rparts):
-                now = yield (delay if i == 0 else gap), "refill", n
+            now = yield from held(rparts, delay, gap, "refill")
             delay = refill * fault_us * jit()
         # the last refill's pages faulted in, the storm exits
         phases.append((now + delay, "exit"))
         delay += trim * exit_us * jit()
         for _ in range(n_trim):
-            for i, n in enumerate(fparts):
-                now = yield (delay if i == 0 else gap), "free", n
+            now = yield from held(fparts, delay, gap, "free")
             delay = trim * exit_us * jit()
         # the exit's last trim released: the next fault-in starts at once
         phases.append((now, "fault_in"))
@@ -327,9 +334,8 @@ def drainer(rng, pages, chunk, interval_us, spread_us, gap):
         k += 1
         if t < now:
             continue
-        for i, n in enumerate(parts):
-            now = yield (t - now if i == 0 else gap), "drain", n
         # now: the release of the last chunk
+        now = yield from held(parts, t - now, gap, "drain")
 
 
 def page_fault1(rng, batch, fault_us, unmap_us, pages, gap):

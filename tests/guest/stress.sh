@@ -1,9 +1,9 @@
 #!/bin/bash
 # stress.sh - run in a guest: stress-ng's vm, fault and mmap stressors
 # for SECONDS at each of three pcp settings (the smallest bound with the
-# minimum high, the Kconfig default, the largest bound); prints one ok/not ok
-# line per setting.  Splats are the host's to catch (scripts/vm
-# --fail-on-warn).
+# minimum high, the Kconfig default, the largest bound); prints one KTAP
+# ok/not ok line per setting (scripts/lib.sh's ktap_result).  Splats are
+# the host's to catch (scripts/vm --fail-on-warn).
 #
 # Usage: tests/guest/stress.sh SECONDS
 set -eu
@@ -20,13 +20,9 @@ for setting in hf-1k0 def k6; do
 	out=$(stress-ng --temp-path /tmp --vm 2 --vm-bytes 256M --fault 2 --mmap 2 --mmap-bytes 128M \
 		--timeout "${secs}s" --metrics-brief 2>&1) || rc=$?
 	printf '%s\n' "$out" | grep -E 'stress-ng: (info|metrc).*(vm|fault|mmap) ' | sed 's/^/# /'
-	if [ "$rc" = 0 ]; then
-		echo "ok - stress-ng vm, fault, mmap for ${secs}s at pcp_batch_scale_max=$1, high_fraction=$2"
-	else
-		echo "not ok - stress-ng at pcp_batch_scale_max=$1, high_fraction=$2 exited $rc"
-		printf '%s\n' "$out" | tail -n 5 | sed 's/^/#   /'
-		fail=1
-	fi
+	ktap_result "stress-ng vm, fault, mmap for ${secs}s at pcp_batch_scale_max=$1, high_fraction=$2" \
+		"$rc" "$out" 5
+	[ "$rc" = 0 ] || fail=1
 done
 setting_apply def
 exit $fail
