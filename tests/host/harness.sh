@@ -32,6 +32,19 @@ test_scripts_are_shellcheck_clean() {
 	shellcheck -x "${files[@]}"
 }
 
+# A harness a newcomer can read: no tracked file under bench/, scripts/ or
+# tests/ over 600 lines, the README (a front page) at most 160.
+test_files_stay_small() {
+	local f n bad=0
+	while IFS= read -r f; do
+		n=$(wc -l <"$f")
+		[ "$n" -le 600 ] || { echo "$f: $n lines, over 600: split it by job"; bad=1; }
+	done < <(git ls-files bench scripts tests)
+	n=$(wc -l <README.md)
+	[ "$n" -le 160 ] || { echo "README.md: $n lines, over 160: move the detail to docs/"; bad=1; }
+	return $bad
+}
+
 test_python_compiles() {
 	local files
 	mapfile -t files < <(git ls-files '*.py')
