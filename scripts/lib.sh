@@ -141,6 +141,33 @@ series_tip() {
 	git -C "$tree" rev-parse "$tip"
 }
 
+# applied_tree REPO BASE PATCH|MBOX...: the tree object git am of the patches
+# (format-patch files or mboxes, in order) gives on commit BASE of the git
+# repository REPO, without a checkout: git mailsplit, then git mailinfo and
+# git apply --cached per message on a temporary index.  Status 1, with git's
+# message on stderr, when a message has no patch or a patch does not apply.
+applied_tree() {
+	local repo=$1 base=$2 tmp m rc=0
+	shift 2
+	tmp=$(mktemp -d)
+	if git mailsplit -o"$tmp" -b -- "$@" >/dev/null &&
+		GIT_INDEX_FILE=$tmp/index git -C "$repo" read-tree "$base"; then
+		for m in "$tmp"/[0-9]*; do
+			if ! git mailinfo "$tmp/msg" "$tmp/patch" <"$m" >/dev/null || [ ! -s "$tmp/patch" ] ||
+				! GIT_INDEX_FILE=$tmp/index git -C "$repo" apply --cached "$tmp/patch"; then
+				echo "applied_tree: message ${m##*/} has no patch that applies" >&2
+				rc=1
+				break
+			fi
+		done
+		[ $rc != 0 ] || GIT_INDEX_FILE=$tmp/index git -C "$repo" write-tree || rc=1
+	else
+		rc=1
+	fi
+	rm -rf "$tmp"
+	return $rc
+}
+
 # need_tree: make sure build/$BASE/linux exists (scripts/tree, output on stderr).
 need_tree() {
 	[ -d "$build/linux/.git" ] || "$top/scripts/tree" >&2
