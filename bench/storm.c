@@ -17,6 +17,13 @@
  * is the throughput side, and the victim's samples of that window are the
  * "refill" phase.
  *
+ * With -w US the victim is instead a SCHED_FIFO task that wakes every US
+ * microseconds (an absolute deadline, as cyclictest does) and faults in one
+ * page; each sample is the time from the deadline to the end of that fault,
+ * its wake-up latency plus the fault.  It may share the storm's CPU (-v equal
+ * to -c): run so under icount with the other vCPU idle, it measures what the
+ * storm's non-preemptible sections on that CPU cost a real-time task there.
+ *
  * Tasks are named "s:LABEL" (storm) and "v:LABEL" (victim) so that tracing
  * can tell the settings of one run apart.  The parent renames itself
  * "P:LABEL" plus the phase letter (A alone, F storm fault-in, E exit,
@@ -60,12 +67,14 @@ static const char *myname = "storm";
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"usage: %s [-n PROCS] [-s MIB] [-c CPU] [-v CPU] [-V MIB] [-a MS] [-R MS] [-l LABEL] [-o DIR]\n"
+		"usage: %s [-n PROCS] [-s MIB] [-c CPU] [-v CPU] [-V MIB] [-w US] [-a MS] [-R MS] [-l LABEL] [-o DIR]\n"
 		"  -n PROCS  storm processes (default 4)\n"
 		"  -s MIB    memory each storm process faults in (default 512)\n"
 		"  -c CPU    CPU the storm processes run on (default 0)\n"
 		"  -v CPU    CPU of the victim (default 1; -1: no victim)\n"
 		"  -V MIB    memory the victim faults in per cycle (default 256)\n"
+		"  -w US     periodic victim: SCHED_FIFO, one fault every US us, samples\n"
+		"            from its deadline (may share the storm's CPU)\n"
 		"  -a MS     victim-alone phase before the storm (default 1000)\n"
 		"  -R MS     refill load for MS ms instead of the exit storm\n"
 		"  -l LABEL  name of the run in task names and output (default run)\n"
@@ -170,6 +179,49 @@ static unsigned long refill_load(size_t size, uint64_t deadline)
 	return mib;
 }
 
+static void record(struct shared *sh, uint64_t t0, uint64_t t1)
+{
+	if (sh->nr < MAX_SAMPLES) {
+		sh->s[sh->nr].t = t0;
+		sh->s[sh->nr].ns = t1 - t0 > UINT32_MAX ? UINT32_MAX : t1 - t0;
+		sh->nr++;
+	}
+}
+
+/*
+ * The periodic victim (-w): SCHED_FIFO, sleeps to an absolute deadline every
+ * PERIOD ns, then faults in one page; the sample runs from the deadline to
+ * the end of the fault.  A missed period is skipped, not queued.
+ */
+static void victim_periodic(struct shared *sh, size_t size, uint64_t period)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+	struct timespec ts;
+	uint64_t next;
+
+	if (sched_setscheduler(0, SCHED_FIFO, &sp))
+		die("sched_setscheduler(SCHED_FIFO)");
+	next = now_ns() + period;
+	while (!sh->stop) {
+		char *p = map_anon(size);
+		size_t off;
+
+		for (off = 0; off < size && !sh->stop; off += PAGE) {
+			ts.tv_sec = next / 1000000000ULL;
+			ts.tv_nsec = next % 1000000000ULL;
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+				;
+			p[off] = 1;
+			record(sh, next, now_ns());
+			next += period;
+			while (next < now_ns())
+				next += period;
+		}
+		munmap(p, size);
+	}
+	_exit(0);
+}
+
 static void victim(struct shared *sh, size_t size)
 {
 	while (!sh->stop) {
@@ -181,12 +233,7 @@ static void victim(struct shared *sh, size_t size)
 
 			p[off] = 1;
 			t1 = now_ns();
-			if (sh->nr < MAX_SAMPLES) {
-				sh->s[sh->nr].t = t0;
-				sh->s[sh->nr].ns = t1 - t0 > UINT32_MAX ?
-						   UINT32_MAX : t1 - t0;
-				sh->nr++;
-			}
+			record(sh, t0, t1);
 		}
 		munmap(p, size);
 	}
@@ -260,7 +307,7 @@ static double tv_ms(struct timeval tv)
 int main(int argc, char **argv)
 {
 	long procs = 4, mib = 512, storm_cpu = 0, victim_cpu = 1, victim_mib = 256;
-	long alone_ms = 1000, refill_ms = 0, avail;
+	long alone_ms = 1000, refill_ms = 0, period_us = 0, avail;
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t t_alone0, t_alone1, t_fault0, t_release, t_done;
 	unsigned long *refill_mib, total_mib = 0;
@@ -272,7 +319,7 @@ int main(int argc, char **argv)
 	struct rusage ru;
 	char c;
 
-	while ((opt = getopt(argc, argv, "n:s:c:v:V:a:R:l:o:h")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:c:v:V:a:R:w:l:o:h")) != -1) {
 		switch (opt) {
 		case 'n': procs = parse("-n", optarg, 1, 256); break;
 		case 's': mib = parse("-s", optarg, 1, 1 << 20); break;
@@ -281,6 +328,7 @@ int main(int argc, char **argv)
 		case 'V': victim_mib = parse("-V", optarg, 1, 1 << 20); break;
 		case 'a': alone_ms = parse("-a", optarg, 0, 600000); break;
 		case 'l': label = optarg; break;
+		case 'w': period_us = parse("-w", optarg, 1, 1000000); break;
 		case 'R': refill_ms = parse("-R", optarg, 1, 600000); break;
 		case 'o': dir = optarg; break;
 		case 'h': usage(0); break;
@@ -299,8 +347,8 @@ int main(int argc, char **argv)
 			myname, procs, mib, victim_cpu >= 0 ? victim_mib : 0, avail);
 		return 2;
 	}
-	if (victim_cpu == storm_cpu) {
-		fprintf(stderr, "%s: the victim (-v) needs a CPU of its own, not the storm's (-c)\n", myname);
+	if (victim_cpu == storm_cpu && !period_us) {
+		fprintf(stderr, "%s: the victim (-v) needs a CPU of its own, not the storm's (-c), unless it is periodic (-w)\n", myname);
 		return 2;
 	}
 	pids = calloc(procs, sizeof(*pids));
@@ -318,6 +366,8 @@ int main(int argc, char **argv)
 		if (vpid == 0) {
 			pin(victim_cpu);
 			name_task('v', label);
+			if (period_us)
+				victim_periodic(sh, victim_mib << 20, period_us * 1000ULL);
 			victim(sh, victim_mib << 20);
 		}
 	}
@@ -392,6 +442,9 @@ int main(int argc, char **argv)
 
 	printf("{\"label\": \"%s\", \"procs\": %ld, \"mib\": %ld, \"storm_ms\": %.3f, \"storm_sys_ms\": %.3f",
 	       label, procs, mib, (t_done - t_release) / 1e6, sys_ms);
+	if (sh)
+		printf(", \"victim_cpu\": %ld, \"storm_cpu\": %ld, \"victim_period_us\": %ld",
+		       victim_cpu, storm_cpu, period_us);
 	if (refill_ms) {
 		for (i = 0; i < procs; i++)
 			total_mib += refill_mib[i];
