@@ -163,7 +163,7 @@ def fill(cover_path, outgoing, trailers, prog="cover"):
         head, sep, sig = text.rpartition("\n-- \n")
         if not sep:
             head, sig = text.rstrip("\n"), ""
-        text = head.rstrip("\n") + "\n\n" + "\n".join(trailers) + "\n" + sep + sig
+        text = head.rstrip("\n") + "\n\n" + "\n".join(trailers) + "\n" + sep[1:] + sig
     with open(outgoing, "w") as f:
         f.write(text)
     return 0
