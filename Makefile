@@ -11,7 +11,7 @@ unexport BASE
 endif
 
 .PHONY: all help demo bench deps tree export kernel image_name pcp-selftest selftest \
-	mm-selftests check check-full series check-series clean
+	mm-selftests check check-full series cover check-series clean
 
 all: bench
 
@@ -26,8 +26,9 @@ help:
 	@echo '  image_name    print the bzImage path make kernel builds for BASE and VARIANT'
 	@echo '  pcp-selftest  the series kselftest -> build/BASE/selftests/pcp_batch_test (old name: selftest)'
 	@echo '  mm-selftests  the kernel own mm selftests -> build/BASE/selftests/mm/'
-	@echo '  series        build/BASE/outgoing/: cover letter + patches, send-email ready'
-	@echo '  check-series  checkpatch, commit messages, W=1/sparse, apply, mail round trip'
+	@echo '  series        build/BASE/outgoing/N-NAME/: one folder per posting (patches/postings), send-email ready'
+	@echo '  cover         render the tables of the stored cover letters from docs/results/BASE.json'
+	@echo '  check-series  checkpatch, commit messages, W=1/sparse, and per posting: apply, cover letter, mail round trip'
 	@echo '  deps          install the Debian packages the project needs'
 	@echo '  clean         remove the outputs of every base except base trees and build/BASE/linux'
 
@@ -63,6 +64,9 @@ check-full: deps
 
 series: deps
 	@scripts/series
+
+cover:
+	@scripts/series --render
 
 check-series: deps
 	@tests/check-series
