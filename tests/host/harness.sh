@@ -59,7 +59,8 @@ test_scripts_reject_bad_usage() {
 		"scripts/export extra" "scripts/tree extra" "scripts/deps --bogus" \
 		"scripts/base extra" "tests/run -x" "bench/run --bogus" \
 		"scripts/vm --icount --accel kvm -- true" "bench/run --timing x" \
-		"bench/run --smoke --multi" "bench/run --reps 0"; do
+		"bench/run --smoke --multi" "bench/run --reps 0" "scripts/series --bogus" \
+		"scripts/series -v 0" "bench/cover.py bogus"; do
 		# shellcheck disable=SC2086 # split on purpose
 		err=$(expect_status 2 $cmd 2>&1 >/dev/null) || { echo "$err"; return 1; }
 		[ "$(printf '%s\n' "$err" | wc -l)" = 1 ] ||
