@@ -1,0 +1,583 @@
+#!/usr/bin/python3
+"""compare - the instruments' rows and their compare table (mmtests form).
+
+Usage: bench/compare.py DIR      (after bench/report.py DIR; bench/run calls it)
+
+Reads DIR/results.json (bench/report.py's rows) and the raw output of
+bench/guest-run's phases in DIR/raw/KERNEL/ (tcg) and DIR/icount/raw/KERNEL/
+(icount), and writes back into DIR/results.json:
+
+- on every exit-storm and refill row: "victim_untraced" and "victim_traced",
+  the victim's fault time per repetition of the plain (no probe attached)
+  and the traced (bench/paths.bt) phase, {p50_us|p99_us|p999_us|max_us|
+  sum_ms: {median, runs}} plus "storm_ms" {median, runs} and "reps"; and
+  "probe_cost": per instrument phase (paths, waits), the storm time under it
+  against the untraced one ({storm_ms, storm_ms_untraced, delta_pct}).
+- rows of workload "zone-lock-waits" (bench/waits.bt, tcg): "waits" {all|
+  victim|storm|other: {count, total_us, p50_us, p99_us, max_us}} in the
+  scenario's window (exit or refill), "waits_all_phases" the same over the
+  whole run, "waits_by_holder" {free|refill|other: {...}} (the window's
+  waits by the hold they waited for, from the series' per-hold events;
+  absent without them), "holds_tp" {free|refill: {calls, total_us,
+  max_us}} (the per-hold events in the window), "drain_all_pages" {calls,
+  total_us, p50_us, p99_us, max_us} (after the drain trigger), "extfrag"
+  (mm_page_alloc_extfrag events over the run), "storm_ms", "probe_cost".
+- rows of workload "victim-same-cpu" (storm -w 500 on the storm's CPU):
+  "victim_runs" {p50_us|p99_us|p999_us|max_us|sum_ms: {median, runs}},
+  "victim" pooled, "storm_ms".
+- rows of workload "cyclictest": "latency" {samples, p50_us, p99_us,
+  p999_us, max_us} pooled and "latency_runs" {p99_us|max_us: {median,
+  runs}}, "storm_ms".
+- rows of workload "irqsoff" and "preemptoff": "max_us" {median, runs} and
+  "trace" (the path of the traces, each with its stack).
+
+Then appends "## Instruments" to DIR/report.md: one row per metric,
+columns unpatched / patched def / k0 / hf-1 (knob 0, high fraction -1),
+median and spread (half the range over the median, %), delta % against
+unpatched, `*` where the delta exceeds the larger spread.  Cost rows come
+from icount where the run has it, waits from tcg.
+"""
+import json
+import os
+import re
+import statistics
+import sys
+
+PHASES = {"A": "alone", "F": "fault_in", "E": "exit", "R": "refill", "Q": "quiet", "D": "drain"}
+SCENARIOS = {"exit-storm": ("E", "", "storm", "victim_window"),
+             "refill": ("R", ".r", "refill", "victim_refill")}
+WHO = {"v": "victim", "s": "storm", "-": "other"}
+COLUMNS = (("base", "def"), ("patched", "def"), ("patched", "k0"), ("patched", "hf-1"))
+STATS = ("p50_us", "p99_us", "p999_us", "max_us", "sum_ms")
+
+
+def jsonl(path):
+    try:
+        with open(path) as f:
+            return [json.loads(line) for line in f if line.strip().startswith("{")]
+    except FileNotFoundError:
+        return []
+
+
+def bpf_maps(path):
+    maps = {}
+    for rec in jsonl(path):
+        if rec.get("type") in ("map", "hist", "lhist", "stats"):
+            maps.update(rec["data"])
+    return maps
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def spread_pct(runs):
+    runs = [x for x in runs if x is not None]
+    m = med(runs)
+    if not runs or not m:
+        return None
+    return 100.0 * (max(runs) - min(runs)) / 2 / m
+
+
+def series(xs):
+    return {"median": med(xs), "runs": xs}
+
+
+def pct(v, n, q):
+    """The q-quantile of a sorted list (as bench/storm does)."""
+    return v[min(n - 1, int(n * q))] if n else None
+
+
+def hist_quantile(buckets, q):
+    """Upper bound of the bucket that holds quantile q ({min, max, count})."""
+    total = sum(b["count"] for b in buckets)
+    if not total:
+        return None
+    seen = 0
+    for b in sorted(buckets, key=lambda b: b.get("min", 0)):
+        seen += b["count"]
+        if seen >= q * total:
+            return b.get("max", b.get("min", 0)) + 1
+    return None
+
+
+def runs_of(rows, key):
+    per = [r[key] for r in rows if r.get(key, {}).get("samples")]
+    out = {k: series([x.get(k) for x in per]) for k in STATS}
+    out["reps"] = len(per)
+    return out
+
+
+# --- per scenario rows -------------------------------------------------
+
+def victim_phases(d, label, scenario):
+    """victim_untraced / victim_traced and the storm times of each phase."""
+    _, suffix, stem, vkey = SCENARIOS[scenario]
+    run = label + suffix
+    out = {}
+    for phase in ("plain", "traced", "waits"):
+        rows = [r for r in jsonl(os.path.join(d, "%s-%s.jsonl" % (stem, phase)))
+                if r.get("label") == run]
+        if rows:
+            v = runs_of(rows, vkey)
+            v["storm_ms"] = series([r["storm_ms"] for r in rows])
+            out[phase] = v
+    return out
+
+
+def wait_stats(maps, run, letters, who=None):
+    """Waits of run in the phases of letters (who: v, s, - or all) from
+    waits.bt's maps: count, total, percentiles (5 us steps below 1 ms, 500
+    us above: the upper bound of the step), max."""
+    fine, coarse, n, tot, mx = [], [], 0, 0, 0
+    for key, hist in maps.get("@wait_ns", {}).items():
+        ph, _, rest = key.partition(",")
+        letter, _, lab = ph.partition(":")
+        if lab != run or letter not in letters or (who and rest != who):
+            continue
+        n += sum(b["count"] for b in hist)
+        tot += maps.get("@wait_sum_ns", {}).get(key, 0)
+        mx = max(mx, maps.get("@wait_max_ns", {}).get(key, 0))
+        fine += maps.get("@wait_fine_us", {}).get(key, [])
+        coarse += maps.get("@wait_coarse_us", {}).get(key, [])
+    res = {"count": n, "total_us": tot / 1e3, "max_us": mx / 1e3 if n else None}
+    # the two linear histograms as one list of us buckets
+    buckets = [b for b in fine if b["count"]] + [b for b in coarse if b["count"]]
+    for q, name in ((0.5, "p50_us"), (0.99, "p99_us")):
+        v = hist_quantile(buckets, q)
+        res[name] = None if v is None else min(v, res["max_us"] or v)
+    return res
+
+
+def holder_stats(maps, run, letters):
+    out = {}
+    for key, hist in maps.get("@hwait_ns", {}).items():
+        parts = key.split(",")
+        letter, _, lab = parts[0].partition(":")
+        if lab != run or letter not in letters or len(parts) != 3:
+            continue
+        h = out.setdefault(parts[2], {"count": 0, "total_us": 0.0, "max_us": 0.0, "_b": []})
+        h["count"] += sum(b["count"] for b in hist)
+        h["total_us"] += maps.get("@hwait_sum_ns", {}).get(key, 0) / 1e3
+        h["max_us"] = max(h["max_us"], maps.get("@hwait_max_ns", {}).get(key, 0) / 1e3)
+        h["_b"] += hist
+    for h in out.values():
+        b = h.pop("_b")
+        h["p50_us_log2"] = (hist_quantile(b, 0.5) or 0) / 1e3
+        h["p99_us_log2"] = (hist_quantile(b, 0.99) or 0) / 1e3
+    return out
+
+
+def tp_holds(maps, run, letters):
+    out = {}
+    for key, n in maps.get("@holds", {}).items():
+        ph, _, kind = key.partition(",")
+        letter, _, lab = ph.partition(":")
+        if lab != run or letter not in letters:
+            continue
+        h = out.setdefault(kind, {"calls": 0, "total_us": 0.0, "max_us": 0.0})
+        h["calls"] += n
+        h["total_us"] += maps.get("@hold_sum_ns", {}).get(key, 0) / 1e3
+        h["max_us"] = max(h["max_us"], maps.get("@hold_max_ns", {}).get(key, 0) / 1e3)
+    return out
+
+
+def drain_stats(maps, label):
+    b, n, tot, mx = [], 0, 0, 0
+    for key, hist in maps.get("@drain_ns", {}).items():
+        letter, _, lab = key.partition(":")
+        if lab not in (label, label + ".r"):
+            continue
+        n += sum(x["count"] for x in hist)
+        tot += maps.get("@drain_sum_ns", {}).get(key, 0)
+        mx = max(mx, maps.get("@drain_max_ns", {}).get(key, 0))
+        b += hist
+    return {"calls": n, "total_us": tot / 1e3, "max_us": mx / 1e3 if n else None,
+            "p50_us_log2": (hist_quantile(b, 0.5) or 0) / 1e3 if n else None,
+            "p99_us_log2": (hist_quantile(b, 0.99) or 0) / 1e3 if n else None}
+
+
+def waits_row(base, d, kernel, label, scenario, timing):
+    maps = bpf_maps(os.path.join(d, "waits.json"))
+    letter, suffix, stem, vkey = SCENARIOS[scenario]
+    run = label + suffix
+    rows = [r for r in jsonl(os.path.join(d, "%s-waits.jsonl" % stem)) if r.get("label") == run]
+    if not rows:
+        return None
+    plain = [r["storm_ms"] for r in jsonl(os.path.join(d, "%s-plain.jsonl" % stem))
+             if r.get("label") == run]
+    sm = series([r["storm_ms"] for r in rows])
+    allp = "AFERQD"
+    row = {"base": base, "timing": timing, "kernel": kernel, "setting": label,
+           "settings": rows[0].get("settings"), "scenario": scenario,
+           "workload": "zone-lock-waits", "reps": len(rows),
+           "waits": {name: wait_stats(maps, run, letter, w) for w, name in
+                     ((None, "all"), ("v", "victim"), ("s", "storm"), ("-", "other"))},
+           "waits_all_phases": wait_stats(maps, run, allp),
+           "waits_by_holder": holder_stats(maps, run, letter) or None,
+           "holds_tp": tp_holds(maps, run, letter) or None,
+           "victim_runs": runs_of(rows, vkey),
+           "storm_ms": sm,
+           "probe_cost": {"storm_ms": sm["median"], "storm_ms_untraced": med(plain),
+                          "delta_pct": delta(sm["median"], med(plain))}}
+    if scenario == "exit-storm":
+        row["drain_all_pages"] = drain_stats(maps, label)
+        row["extfrag"] = sum(n for k, n in maps.get("@extfrag", {}).items()
+                             if k.partition(":")[2] in (label, label + ".r"))
+        try:
+            with open(os.path.join(d, "waits", label + ".hugepages")) as f:
+                row["drain_trigger_hugepages"] = [int(x) for x in f.read().split()]
+        except FileNotFoundError:
+            pass
+    return row
+
+
+def delta(x, ref):
+    return None if x is None or not ref else 100.0 * (x - ref) / ref
+
+
+def samples(path):
+    try:
+        with open(path) as f:
+            return sorted(int(x) for x in f if x.strip())
+    except FileNotFoundError:
+        return []
+
+
+def pooled(v):
+    n = len(v)
+    if not n:
+        return {"samples": 0}
+    return {"samples": n, "p50_us": pct(v, n, .5) / 1e3, "p99_us": pct(v, n, .99) / 1e3,
+            "p999_us": pct(v, n, .999) / 1e3, "max_us": v[-1] / 1e3, "sum_ms": sum(v) / 1e6}
+
+
+def solo1_row(base, d, kernel, label, scenario, timing):
+    _, suffix, stem, vkey = SCENARIOS[scenario]
+    run = label + suffix
+    rows = [r for r in jsonl(os.path.join(d, "%s-solo1.jsonl" % stem)) if r.get("label") == run]
+    if not rows:
+        return None
+    win = "window" if scenario == "exit-storm" else "refill"
+    return {"base": base, "timing": timing, "kernel": kernel, "setting": label,
+            "settings": rows[0].get("settings"), "scenario": scenario,
+            "workload": "victim-same-cpu", "reps": len(rows),
+            "victim_period_us": rows[0].get("victim_period_us"),
+            "victim_runs": runs_of(rows, vkey),
+            "victim": pooled(samples(os.path.join(d, "solo1", "%s.%s" % (run, win)))),
+            "storm_ms": series([r["storm_ms"] for r in rows])}
+
+
+def cyclictest_hist(path):
+    """cyclictest -h output, possibly several runs appended: per run the
+    sorted bucket counts (1 us) plus overflows, and its max."""
+    runs, cur = [], None
+    try:
+        f = open(path)
+    except FileNotFoundError:
+        return runs
+    with f:
+        for line in f:
+            m = re.match(r"^(\d+)\s+(\d+)", line)
+            if m:
+                if cur is None:
+                    cur = {"b": {}, "max": None, "over": 0}
+                    runs.append(cur)
+                if int(m.group(2)):
+                    cur["b"][int(m.group(1))] = int(m.group(2))
+            elif cur is not None and line.startswith("# Max Latencies:"):
+                cur["max"] = int(line.split(":")[1].split()[0])
+            elif cur is not None and line.startswith("# Histogram Overflows:"):
+                cur["over"] = int(line.split(":")[1].split()[0])
+            elif cur is not None and line.startswith("# Thread 0:"):
+                cur = None
+    return runs
+
+
+def hist_q(b, over, cap, q):
+    total = sum(b.values()) + over
+    if not total:
+        return None
+    seen = 0
+    for us in sorted(b):
+        seen += b[us]
+        if seen >= q * total:
+            return float(us)
+    return float(cap)
+
+
+def rt_row(base, d, kernel, label, scenario, timing):
+    _, suffix, stem, _ = SCENARIOS[scenario]
+    run = label + suffix
+    rows = [r for r in jsonl(os.path.join(d, "%s-rt.jsonl" % stem)) if r.get("label") == run]
+    hs = cyclictest_hist(os.path.join(d, "rt", run + ".hist"))
+    if not rows or not hs:
+        return None
+    per = [{"p99_us": hist_q(h["b"], h["over"], h["max"], .99),
+            "max_us": float(h["max"]) if h["max"] is not None else None} for h in hs]
+    allb, over = {}, 0
+    for h in hs:
+        over += h["over"]
+        for k, v in h["b"].items():
+            allb[k] = allb.get(k, 0) + v
+    mx = max((h["max"] or 0) for h in hs)
+    return {"base": base, "timing": timing, "kernel": kernel, "setting": label,
+            "settings": rows[0].get("settings"), "scenario": scenario,
+            "workload": "cyclictest", "reps": len(hs),
+            "cyclictest": "cyclictest -m -p 95 -a 0 -t 1 -i 500 -h 20000 (CPU 0, the storm's)",
+            "latency": {"samples": sum(allb.values()) + over,
+                        "p50_us": hist_q(allb, over, mx, .5), "p99_us": hist_q(allb, over, mx, .99),
+                        "p999_us": hist_q(allb, over, mx, .999), "max_us": float(mx)},
+            "latency_runs": {k: series([p[k] for p in per]) for k in ("p99_us", "max_us")},
+            "storm_ms": series([r["storm_ms"] for r in rows])}
+
+
+def tracer_rows(base, d, kernel, label, scenario, timing):
+    _, suffix, _, _ = SCENARIOS[scenario]
+    run = label + suffix
+    out = []
+    for tracer in ("irqsoff", "preemptoff"):
+        path = os.path.join(d, "tracers", "%s.%s.max" % (run, tracer))
+        try:
+            with open(path) as f:
+                mx = [float(x) for x in f.read().split()]
+        except FileNotFoundError:
+            continue
+        out.append({"base": base, "timing": timing, "kernel": kernel, "setting": label,
+                    "scenario": scenario, "workload": tracer, "reps": len(mx),
+                    "max_us": series(mx),
+                    "trace": os.path.relpath(path[:-4] + ".trace", os.path.dirname(d))})
+    return out
+
+
+def base_of(d):
+    try:
+        with open(os.path.join(d, "env.txt")) as f:
+            rel = f.read().splitlines()[1]
+        return ".".join(rel.split(".")[:2])
+    except (FileNotFoundError, IndexError):
+        return None
+
+
+def labels_in(d):
+    labels = set()
+    for stem in ("storm", "refill"):
+        for phase in ("plain", "traced", "waits", "rt", "solo1"):
+            for r in jsonl(os.path.join(d, "%s-%s.jsonl" % (stem, phase))):
+                lab = r.get("label", "")
+                labels.add(lab[:-2] if lab.endswith(".r") else lab)
+    tdir = os.path.join(d, "tracers")
+    if os.path.isdir(tdir):
+        for f in os.listdir(tdir):
+            if f.endswith(".max"):
+                lab = f.rsplit(".", 2)[0]
+                labels.add(lab[:-2] if lab.endswith(".r") else lab)
+    return sorted(labels)
+
+
+def build_rows(dirname, res):
+    new = []
+    for timing, raw in (("tcg", os.path.join(dirname, "raw")),
+                        ("icount", os.path.join(dirname, "icount", "raw"))):
+        for kernel in ("base", "patched", "tracers"):
+            d = os.path.join(raw, kernel)
+            if not os.path.isdir(d):
+                continue
+            base = base_of(d)
+            for label in labels_in(d):
+                for sc in SCENARIOS:
+                    ph = victim_phases(d, label, sc)
+                    for row in res:
+                        if (row.get("timing") == timing and row.get("kernel") == kernel
+                                and row.get("setting") == label and row.get("scenario") == sc
+                                and row.get("workload") in ("exit-storm", "exit-storm-alone",
+                                                            "refill")):
+                            if "plain" in ph:
+                                row["victim_untraced"] = ph["plain"]
+                            if "traced" in ph:
+                                row["victim_traced"] = ph["traced"]
+                            ref = ph.get("plain", {}).get("storm_ms", {}).get("median")
+                            row["probe_cost"] = {
+                                name: {"storm_ms": ph[p]["storm_ms"]["median"],
+                                       "storm_ms_untraced": ref,
+                                       "delta_pct": delta(ph[p]["storm_ms"]["median"], ref)}
+                                for p, name in (("traced", "paths"), ("waits", "waits"))
+                                if p in ph}
+                    for fn in (waits_row, solo1_row, rt_row):
+                        r = fn(base, d, kernel, label, sc, timing)
+                        if r:
+                            new.append(r)
+                    new += tracer_rows(base, d, kernel, label, sc, timing)
+    return new
+
+
+# --- the compare table ------------------------------------------------------
+
+def metric_rows(rows):
+    """(metric, timing, getter of (median, runs)) per row of the table."""
+    def g(workload, scenario, *path, runs=True):
+        def get(r):
+            if r.get("workload") != workload or r.get("scenario") != scenario:
+                return None
+            x = r
+            for p in path:
+                x = (x or {}).get(p)
+            if isinstance(x, dict) and "median" in x:
+                return x["median"], x["runs"]
+            return (x, []) if x is not None else None
+        return get
+    out = []
+    for sc, short in (("exit-storm", "exit"), ("refill", "refill")):
+        wl = "exit-storm" if sc == "exit-storm" else "refill"
+        out += [
+            ("%s: storm ms, untraced" % short, "icount", g(wl, sc, "storm_ms")),
+            ("%s: victim(same CPU) p99 us" % short, "icount", g("victim-same-cpu", sc, "victim_runs", "p99_us")),
+            ("%s: victim(same CPU) max us" % short, "icount", g("victim-same-cpu", sc, "victim_runs", "max_us")),
+            ("%s: victim(same CPU) sum ms" % short, "icount", g("victim-same-cpu", sc, "victim_runs", "sum_ms")),
+            ("%s: cyclictest p99 us" % short, "icount", g("cyclictest", sc, "latency_runs", "p99_us")),
+            ("%s: cyclictest max us" % short, "icount", g("cyclictest", sc, "latency_runs", "max_us")),
+            ("%s: cyclictest p99 us" % short, "tcg", g("cyclictest", sc, "latency_runs", "p99_us")),
+            ("%s: cyclictest max us" % short, "tcg", g("cyclictest", sc, "latency_runs", "max_us")),
+            ("%s: victim p99 us, untraced" % short, "tcg", g(wl, sc, "victim_untraced", "p99_us")),
+            ("%s: victim p99.9 us, untraced" % short, "tcg", g(wl, sc, "victim_untraced", "p999_us")),
+            ("%s: victim sum ms, untraced" % short, "tcg", g(wl, sc, "victim_untraced", "sum_ms")),
+            ("%s: victim p99 us, paths.bt" % short, "tcg", g(wl, sc, "victim_traced", "p99_us")),
+            ("%s: zone->lock waits, count" % short, "tcg", g("zone-lock-waits", sc, "waits", "all", "count")),
+            ("%s: zone->lock waits, total us" % short, "tcg", g("zone-lock-waits", sc, "waits", "all", "total_us")),
+            ("%s: zone->lock wait p50 us" % short, "tcg", g("zone-lock-waits", sc, "waits", "all", "p50_us")),
+            ("%s: zone->lock wait p99 us" % short, "tcg", g("zone-lock-waits", sc, "waits", "all", "p99_us")),
+            ("%s: zone->lock wait max us" % short, "tcg", g("zone-lock-waits", sc, "waits", "all", "max_us")),
+            ("%s: victim waits, count" % short, "tcg", g("zone-lock-waits", sc, "waits", "victim", "count")),
+            ("%s: victim waits, total us" % short, "tcg", g("zone-lock-waits", sc, "waits", "victim", "total_us")),
+            ("%s: storm ms under waits.bt" % short, "tcg", g("zone-lock-waits", sc, "storm_ms")),
+            ("%s: waits.bt cost, storm %%" % short, "tcg", g("zone-lock-waits", sc, "probe_cost", "delta_pct")),
+            ("%s: paths.bt cost, storm %%" % short, "tcg", g(wl, sc, "probe_cost", "paths", "delta_pct")),
+            ("%s: irqsoff max us" % short, "tcg", g("irqsoff", sc, "max_us")),
+            ("%s: preemptoff max us" % short, "tcg", g("preemptoff", sc, "max_us")),
+        ]
+    out += [("drain_all_pages calls", "tcg", g("zone-lock-waits", "exit-storm", "drain_all_pages", "calls")),
+            ("drain_all_pages max us", "tcg", g("zone-lock-waits", "exit-storm", "drain_all_pages", "max_us")),
+            ("drain_all_pages total us", "tcg", g("zone-lock-waits", "exit-storm", "drain_all_pages", "total_us")),
+            ("extfrag events", "tcg", g("zone-lock-waits", "exit-storm", "extfrag"))]
+    return out
+
+
+def num(x):
+    if x is None:
+        return "-"
+    if abs(x) >= 100:
+        return "%.0f" % x
+    return "%.2f" % x if abs(x) < 10 else "%.1f" % x
+
+
+def compare_rows(res):
+    table = []
+    for metric, timing, get in metric_rows(res):
+        # the timing the row asks for, else the other one (a tcg-only run)
+        for t in (timing, "icount" if timing == "tcg" else "tcg"):
+            cells = []
+            for kernel, setting in COLUMNS:
+                hit = None
+                for r in res:
+                    if r.get("timing") == t and r.get("kernel") in (kernel, "tracers" if kernel == "patched" else kernel) \
+                            and r.get("setting") == setting:
+                        v = get(r)
+                        if v is not None:
+                            hit = v
+                            break
+                cells.append(hit)
+            if any(c is not None for c in cells):
+                table.append((metric, t, cells))
+                break
+    return table
+
+
+def compare_table(res):
+    rows = compare_rows(res)
+    if not rows:
+        return "(no instrument rows in results.json)\n"
+    head = "%-38s %-6s" % ("metric", "timing")
+    names = ("unpatched", "def", "k0", "hf-1")
+    for n in names:
+        head += " %18s" % n
+    for n in names[1:]:
+        head += " %9s" % ("d% " + n)
+    lines = [head]
+    for metric, t, cells in rows:
+        line = "%-38s %-6s" % (metric, t)
+        for c in cells:
+            if c is None:
+                line += " %18s" % "-"
+            else:
+                sp = spread_pct(c[1])
+                line += " %18s" % ("%s +-%s%%" % (num(c[0]), num(sp)) if sp is not None else num(c[0]))
+        ref = cells[0]
+        for c in cells[1:]:
+            d = None if c is None or ref is None else delta(c[0], ref[0])
+            mark = ""
+            if d is not None:
+                spreads = [s for s in (spread_pct(c[1]), spread_pct(ref[1])) if s is not None]
+                if spreads and abs(d) > max(spreads):
+                    mark = "*"
+            line += " %9s" % ("-" if d is None else "%+.1f%s" % (d, mark))
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+SECTION = """## Instruments (bench/compare.py)
+
+One row per metric, mmtests compare form: median +-spread (half the range
+of the repetitions over the median; none for a figure pooled over them),
+columns unpatched def, patched def, knob 0 (k0), high fraction -1 (hf-1);
+d%: the change against unpatched, `*` where it exceeds the larger spread.
+Cost and same-CPU latency rows come from icount boots (the storm and the
+timed task on CPU 0, the other vCPU idle) where the run has them, waits
+from tcg (a real second CPU).  Instruments: `victim ... untraced` (no probe
+attached; bench/storm's clock_gettime around each fault); `victim(same
+CPU)` (storm -w 500: a SCHED_FIFO task on the storm's CPU faulting one page
+every 500 us, timed from its deadline); `cyclictest` (rt-tests, SCHED_FIFO
+95, 500 us, on the storm's CPU, no victim); `zone->lock wait`
+(bench/waits.bt: entry to return of queued_spin_lock_slowpath() on a zone
+lock, with 2 vCPUs the pending path, which also spins there; no probe in
+a hold, none on _raw_spin_*; percentiles to 5 us below 1 ms); `waits.bt
+cost` and `paths.bt cost`: the storm's time under that probe against the
+untraced runs; `irqsoff/preemptoff max` (the tracer kernel, bench/run
+--tracers); `drain_all_pages` (kprobe/kretprobe on __drain_all_pages after
+the drain trigger: hugetlb pages asked beyond free memory); `extfrag`
+(mm_page_alloc_extfrag events, a count).  Each row of results.json has the
+runs.
+"""
+
+
+def main(argv):
+    if len(argv) != 2:
+        print("usage: compare.py DIR", file=sys.stderr)
+        return 2
+    dirname = argv[1]
+    path = os.path.join(dirname, "results.json")
+    try:
+        with open(path) as f:
+            res = json.load(f)
+    except FileNotFoundError:
+        res = []
+    # idempotent: drop the rows an earlier compare.py run appended
+    res = [r for r in res if r.get("workload") not in
+           ("zone-lock-waits", "victim-same-cpu", "cyclictest", "irqsoff", "preemptoff")]
+    res += build_rows(dirname, res)
+    with open(path, "w") as f:
+        json.dump(res, f, indent=1)
+    text = compare_table(res)
+    md = os.path.join(dirname, "report.md")
+    if os.path.exists(md):
+        with open(md) as f:
+            body = f.read()
+        body = body.split("\n" + SECTION.splitlines()[0] + "\n")[0]
+        with open(md, "w") as f:
+            f.write(body.rstrip("\n") + "\n\n" + SECTION + "\n```\n" + text + "```\n")
+    print(text, end="")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

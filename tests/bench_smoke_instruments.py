@@ -1,0 +1,128 @@
+#!/usr/bin/python3
+"""bench_smoke_instruments - the instruments of a bench/run --smoke (or
+--short) run left sane rows (bench/compare.py builds them from raw/).
+
+Usage: tests/bench_smoke_instruments.py DIR   (DIR: build/$BASE/report-smoke)
+       or from tests/bench_smoke.py: instrument_checks(DIR)
+
+At the def setting of the patched kernel, exit storm and refill load:
+- untraced victim: the plain phase ran, with samples, p50 <= p99 <= p99.9
+  <= max, and a storm time (next to the traced one);
+- zone->lock waits (bench/waits.bt attached and printed its maps): the
+  counts are whole, percentiles ordered, total >= max; with the series'
+  per-hold events, the exit storm saw holds (free + refill > 0) and every
+  wait has a holder (the by-holder counts add up to the window's); the
+  drain trigger ran and drain_all_pages() was timed at least once;
+- cyclictest on the storm's CPU: samples, 0 < p99 <= max;
+- the periodic victim on the storm's CPU: samples, ordered percentiles;
+- irqsoff/preemptoff: a maximum > 0 with its trace, or a counted skip when
+  the tracers kernel is absent (env.txt says why).
+Prints one "ok"/"not ok" line per check; exit 1 when one does not hold.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+import compare  # noqa: E402
+
+
+def ordered(*xs):
+    xs = [x for x in xs if x is not None]
+    return all(a <= b for a, b in zip(xs, xs[1:]))
+
+
+def instrument_checks(dirname):
+    raw = os.path.join(dirname, "raw")
+    rows = compare.build_rows(dirname, [])
+    bad = 0
+
+    def check(ok, what):
+        nonlocal bad
+        bad += not ok
+        print("%s - smoke: %s" % ("ok" if ok else "not ok", what))
+
+    def row(workload, scenario, kernel="patched"):
+        rs = [r for r in rows if r["workload"] == workload and r["scenario"] == scenario
+              and r["kernel"] == kernel and r["setting"] == "def"]
+        return rs[0] if rs else None
+
+    d = os.path.join(raw, "patched")
+    for sc in compare.SCENARIOS:
+        ph = compare.victim_phases(d, "def", sc)
+        v = ph.get("plain", {})
+        med = {k: (v.get(k) or {}).get("median") for k in compare.STATS}
+        check(v.get("reps", 0) >= 1 and med["p50_us"] is not None
+              and ordered(med["p50_us"], med["p99_us"], med["p999_us"], med["max_us"])
+              and (v.get("storm_ms") or {}).get("median", 0) > 0,
+              "untraced victim at def, %s: %s reps, p50/p99/p99.9/max %s us, storm %s ms"
+              % (sc, v.get("reps"), "/".join(compare.num(med[k]) for k in compare.STATS[:4]),
+                 compare.num((v.get("storm_ms") or {}).get("median"))))
+
+        w = row("zone-lock-waits", sc)
+        if w is None:
+            check(False, "zone->lock waits at def, %s: no row (raw/patched/waits.json, "
+                  "%s-waits.jsonl)" % (sc, compare.SCENARIOS[sc][2]))
+        else:
+            a = w["waits"]["all"]
+            ok = isinstance(a["count"], int) and a["count"] >= 0 and \
+                (a["count"] == 0 or (ordered(a["p50_us"], a["p99_us"]) and
+                                     a["total_us"] >= (a["max_us"] or 0) > 0))
+            holds = w.get("holds_tp")
+            if holds is not None and sc == "exit-storm":
+                ok = ok and sum(h["calls"] for h in holds.values()) > 0
+            if w.get("waits_by_holder") is not None:
+                ok = ok and sum(h["count"] for h in w["waits_by_holder"].values()) <= a["count"]
+            check(ok, "zone->lock waits at def, %s: %d waits, total %s us, p50/p99/max %s/%s/%s us;"
+                  " holds by event %s; by holder %s; storm %s ms (%s%% against untraced)"
+                  % (sc, a["count"], compare.num(a["total_us"]), compare.num(a["p50_us"]),
+                     compare.num(a["p99_us"]), compare.num(a["max_us"]),
+                     {k: h["calls"] for k, h in (holds or {}).items()} or "-",
+                     {k: h["count"] for k, h in (w["waits_by_holder"] or {}).items()} or "-",
+                     compare.num(w["storm_ms"]["median"]),
+                     compare.num(w["probe_cost"]["delta_pct"])))
+            if sc == "exit-storm":
+                dr = w["drain_all_pages"]
+                check(dr["calls"] >= 1 and (dr["max_us"] or 0) > 0,
+                      "drain_all_pages() timed after the drain trigger at def: %d calls, max %s us,"
+                      " hugetlb pages got %s; extfrag events %s"
+                      % (dr["calls"], compare.num(dr["max_us"]),
+                         w.get("drain_trigger_hugepages"), w.get("extfrag")))
+
+        c = row("cyclictest", sc)
+        lat = (c or {}).get("latency", {})
+        check(c is not None and lat.get("samples", 0) > 0 and
+              0 < (lat.get("p99_us") or 0) <= (lat.get("max_us") or 0),
+              "cyclictest on the storm's CPU at def, %s: %s samples, p99 %s us, max %s us"
+              % (sc, lat.get("samples"), compare.num(lat.get("p99_us")),
+                 compare.num(lat.get("max_us"))))
+
+        s = row("victim-same-cpu", sc)
+        p = (s or {}).get("victim", {})
+        check(s is not None and p.get("samples", 0) > 0 and
+              ordered(p.get("p50_us"), p.get("p99_us"), p.get("p999_us"), p.get("max_us")),
+              "periodic victim on the storm's CPU at def, %s: %s samples, p99 %s us, max %s us"
+              % (sc, p.get("samples"), compare.num(p.get("p99_us")), compare.num(p.get("max_us"))))
+
+    tr = [r for r in rows if r["workload"] in ("irqsoff", "preemptoff")]
+    if tr:
+        ok = all((r["max_us"]["median"] or 0) > 0 and
+                 os.path.exists(os.path.join(raw, r["trace"])) for r in tr)
+        check(ok, "irqsoff/preemptoff maxima: %s"
+              % ", ".join("%s %s %s %s us" % (r["workload"], r["setting"], r["scenario"],
+                                             compare.num(r["max_us"]["median"])) for r in tr))
+    else:
+        print("ok - smoke: irqsoff/preemptoff maxima # SKIP no tracers kernel "
+              "(make kernel VARIANT=tracers; bench/run boots it when it exists)")
+    return bad
+
+
+def main(argv):
+    if len(argv) != 2:
+        print("usage: bench_smoke_instruments.py DIR", file=sys.stderr)
+        return 2
+    return 1 if instrument_checks(argv[1]) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
