@@ -23,6 +23,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
 import results  # noqa: E402
+from bench_smoke_instruments import instrument_checks  # noqa: E402
 
 
 def batch_of(env_path):
@@ -94,6 +95,9 @@ def main(argv):
     bad += not ok
     print("%s - smoke: the traced runs used unoptimized kprobes (env.txt: %s)"
           % ("ok" if ok else "not ok", ", ".join(kopt) or "no kprobes-optimization line"))
+    # the instruments (bench/compare.py's rows): untraced victim, waits,
+    # cyclictest, same-CPU victim, drain_all_pages(), tracers
+    bad += instrument_checks(argv[1])
     if not chunked:
         print("ok - smoke: refill holds of one batch # SKIP kernel %s: the series refills in "
               "batch-sized holds from 6.19 on" % (".".join(map(str, version)) if version else "?"))
