@@ -1,0 +1,325 @@
+#!/usr/bin/python3
+"""pcp_heuristics - the allocator checks that left the kselftest (in a guest).
+
+The kselftest (tools/testing/selftests/mm/pcp_batch_test) tests only the ABI:
+values, -1's high_min/high_max, one per-hold bound.  What the series does
+below that bound is a heuristic of the allocator and tested here instead,
+run by tests/run (guest pcp-heuristics):
+
+  boot       the values a sysctl.vm.<name>= on the kernel command line set
+             (checked first, before this program writes anything)
+  refill     no order-0 refill (rmqueue_bulk's count) asks for more than
+             batch << scale pages, at scale 0, 2 and the boot value
+  chunks     7.3 (0006): each zone->lock hold of a refill at the boot scale
+             takes at most max(batch, 2 << order) pages
+  drain      the drain of an offlined CPU (free_pcppages_bulk's count) asks
+             for at most batch << scale pages, at scale 0 and 2
+  thp-trim   0001: at scale 0 and -1 one trim after a THP free asks for at
+             most batch pages in all its chunks
+  decay      under -1 every used CPU's pcp->high decays to 4 * batch
+  auto       0 after -1 gives back high_min < high_max, and high grows
+             above 4 * batch once the CPUs allocate
+
+Sizes come from kprobe events on rmqueue_bulk() and free_pcppages_bulk()
+(x86_64 argument registers), so they read the same on every version of the
+series' tracepoints.  batch is the largest pcp->batch of any zone.  A bound
+check that saw no transfer within a factor of two of its bound could not
+have failed and prints a SKIP.
+
+Usage: tests/guest/pcp_heuristics.py [boot]   (as root in a guest; exit 1 on
+a failure; "boot": the boot values only)
+"""
+import mmap
+import os
+import re
+import sys
+
+SCALE = "/proc/sys/vm/pcp_batch_scale_max"
+FRAC = "/proc/sys/vm/percpu_pagelist_high_fraction"
+TRACING = "/sys/kernel/tracing"
+INST = TRACING + "/instances/pcp_heuristics"
+PROBES = {
+    "refill": "p:pcph/refill rmqueue_bulk order=$arg2:u32 count=$arg3:u64",
+    "bulk_free": "p:pcph/bulk_free free_pcppages_bulk count=$arg2:s32",
+}
+MIB = 1 << 20
+results = {"fail": 0}
+
+
+def report(ok, name, why="", skip=None):
+    if skip:
+        print("ok - %s # SKIP %s" % (name, skip))
+    else:
+        results["fail"] += not ok
+        print("%s - %s%s" % ("ok" if ok else "not ok", name, "" if ok else ": " + why))
+    sys.stdout.flush()
+
+
+def read(path):
+    with open(path) as f:
+        return int(f.read())
+
+
+def write(path, value, append=False):
+    """One write(2); append: O_APPEND without Python's seek to the end,
+    which kprobe_events refuses on a write-only open."""
+    fd = os.open(path, os.O_WRONLY | (os.O_APPEND if append else os.O_TRUNC))
+    try:
+        os.write(fd, b"%s\n" % str(value).encode())
+    finally:
+        os.close(fd)
+
+
+def zoneinfo():
+    """One dict per pageset (zone, cpu) of /proc/zoneinfo."""
+    out, zone = [], None
+    with open("/proc/zoneinfo") as f:
+        for line in f:
+            w = line.split()
+            if line.startswith("Node"):
+                zone = w[3]
+            elif w[:1] == ["cpu:"]:
+                out.append({"zone": zone, "cpu": int(w[1])})
+            elif out and len(w) == 2 and w[0] in ("count:", "high:", "batch:", "high_min:", "high_max:"):
+                out[-1][w[0][:-1]] = int(w[1])
+    return out
+
+
+def max_batch():
+    return max(p["batch"] for p in zoneinfo())
+
+
+def online_cpus():
+    return sorted({p["cpu"] for p in zoneinfo()})
+
+
+def touch(cpu, size, thp=False, rounds=1):
+    """In a child on CPU: fault in SIZE bytes and unmap them, ROUNDS times."""
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.sched_setaffinity(0, {cpu})
+            for _ in range(rounds):
+                m = mmap.mmap(-1, size)
+                m.madvise(mmap.MADV_HUGEPAGE if thp else mmap.MADV_NOHUGEPAGE)
+                for off in range(0, size, 2 * MIB if thp else 4096):
+                    m[off] = 1
+                m.close()
+            code = 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    if status:
+        raise RuntimeError("the child on CPU %d failed (%#x)" % (cpu, status))
+    return pid
+
+
+LINE = re.compile(r"^\s*(.*)-(\d+)\s+\[(\d+)\]\s+(\S+)\s+[\d.]+:\s+(\S+):\s+(.*)$")
+
+
+def traced(events, work):
+    """Run WORK with EVENTS ("group/name") on; the (pid, flags, event, fields)."""
+    write(INST + "/trace", "")
+    for e in events:
+        write("%s/events/%s/enable" % (INST, e), 1)
+    write(INST + "/tracing_on", 1)
+    try:
+        work()
+    finally:
+        write(INST + "/tracing_on", 0)
+        for e in events:
+            write("%s/events/%s/enable" % (INST, e), 0)
+    out = []
+    with open(INST + "/trace") as f:
+        for line in f:
+            m = LINE.match(line)
+            if m:
+                fields = dict(kv.split("=", 1) for kv in m.group(6).split() if "=" in kv)
+                out.append((int(m.group(2)), m.group(4), m.group(5), fields))
+    return out
+
+
+def check_boot():
+    cmd = open("/proc/cmdline").read().split()
+    for name, path in (("pcp_batch_scale_max", SCALE), ("percpu_pagelist_high_fraction", FRAC)):
+        want = [a.split("=", 1)[1] for a in cmd if re.fullmatch(r"sysctl[./]vm[./]%s=-?\d+" % name, a)]
+        if not want:
+            report(True, "boot: %s" % name, skip="not set on the kernel command line")
+            continue
+        got = read(path)
+        report(got == int(want[-1]), "boot: %s=%s from the command line" % (name, want[-1]),
+               "read %d" % got)
+
+
+def check_bound(name, events, limit, scale):
+    counts = [int(f["count"], 0) for _, _, e, f in events
+              if e == "bulk_free" or e == "refill" and int(f["order"], 0) == 0]
+    if not counts:
+        report(False, name, "no transfer seen")
+        return
+    big = max(counts)
+    if big > limit:
+        report(False, name, "asked for %d pages, bound %d" % (big, limit))
+    elif 2 * big < limit:
+        report(True, name, skip="the largest of %d transfers was %d, under half the bound %d: could not fail"
+               % (len(counts), big, limit))
+    else:
+        report(True, "%s (%d transfers, the largest %d)" % (name, len(counts), big))
+
+
+def check_refill(default):
+    batch = max_batch()
+    for scale in sorted({0, 2, default}):
+        write(FRAC, 0)
+        write(SCALE, scale)
+        # more than the CPU's lists hold, which come first without a refill
+        cpu = online_cpus()[0]
+        cached = sum(p["count"] for p in zoneinfo() if p["cpu"] == cpu) * mmap.PAGESIZE
+        ev = traced(["pcph/refill"], lambda: touch(cpu, 64 * MIB + cached))
+        check_bound("refill: order-0 refills ask for <= batch << %d = %d pages" % (scale, batch << scale),
+                    ev, batch << scale, scale)
+
+
+def check_chunks(default):
+    name = "chunks: each refill hold at scale %d takes <= max(batch, 2 << order) pages" % default
+    ev_dir = TRACING + "/events/kmem/mm_page_pcpu_refill_zone_locked"
+    if not os.path.isdir(ev_dir):
+        report(True, name, skip="kernel lacks kmem:mm_page_pcpu_refill_zone_locked")
+        return
+    if int(os.uname().release.split(".")[0]) < 7:
+        report(True, name, skip="6.12 refills are not chunked")
+        return
+    batch = max_batch()
+    write(FRAC, 0)
+    write(SCALE, default)
+    ev = traced(["kmem/mm_page_pcpu_refill_zone_locked"], lambda: touch(online_cpus()[0], 64 * MIB))
+    bad = [f for _, _, _, f in ev if int(f["nr_pages"]) > max(batch, 2 << int(f["order"]))]
+    report(ev and not bad, "%s (%d holds)" % (name, len(ev)), "%d holds, over: %r" % (len(ev), bad[:3]))
+
+
+def check_drain():
+    cpu = online_cpus()[-1]
+    path = "/sys/devices/system/cpu/cpu%d/online" % cpu
+    if cpu == 0 or not os.access(path, os.W_OK):
+        report(True, "drain", skip="no CPU but the first can be offlined")
+        return
+    batch = max_batch()
+    for scale in (0, 2):
+        write(FRAC, 8)          # 1/8 of the zone: the pages stay on the lists
+        write(SCALE, scale)
+        touch(cpu, 16 * MIB)
+
+        def offline():
+            write(path, 0)
+        try:
+            ev = traced(["pcph/bulk_free"], offline)
+        finally:
+            write(path, 1)
+        check_bound("drain: an offlined CPU's drain asks for <= batch << %d = %d pages" % (scale, batch << scale),
+                    ev, batch << scale, scale)
+
+
+def check_thp_trim():
+    name = "thp-trim: at scale 0 one trim after a THP free asks for <= batch pages"
+    try:
+        enabled = open("/sys/kernel/mm/transparent_hugepage/enabled").read()
+    except OSError:
+        enabled = "[never]"
+    if "[never]" in enabled:
+        report(True, name, skip="transparent hugepages are not available")
+        return
+    # a hold that moved a THP shows only in the per-hold event (7.3 and 6.12
+    # with the series' tracepoints); mm_page_free_batched has no order
+    if not os.path.isdir(TRACING + "/events/kmem/mm_page_pcpu_drain_zone_locked"):
+        report(True, name, skip="kernel lacks kmem:mm_page_pcpu_drain_zone_locked")
+        return
+    batch = max_batch()
+    pmd = read("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size") // mmap.PAGESIZE
+    write(FRAC, -1)
+    write(SCALE, 0)
+    cpu = online_cpus()[-1]
+    pid = []
+    ev = traced(["pcph/bulk_free", "kmem/mm_page_free", "kmem/mm_page_free_batched",
+                 "kmem/mm_page_pcpu_drain_zone_locked"],
+                lambda: pid.append(touch(cpu, 4 * MIB, thp=True, rounds=8)))
+    groups, cur = [], None
+    for p, flags, e, f in ev:
+        # the child's own frees, not interrupts on its CPU (irq-info flags)
+        if p != pid[0] or (len(flags) > 2 and flags[2] in "hHsSzZ"):
+            continue
+        if e in ("mm_page_free", "mm_page_free_batched"):
+            cur = {"thp": False, "sum": 0}
+            groups.append(cur)
+        elif e == "bulk_free" and cur is not None:
+            cur["sum"] += int(f["count"], 0)
+        elif e == "mm_page_pcpu_drain_zone_locked" and cur is not None:
+            cur["thp"] |= int(f["nr_pages"]) >= pmd
+    thp = [g["sum"] for g in groups if g["thp"] and g["sum"]]
+    over = [g["sum"] for g in groups if g["sum"] > batch]
+    if over:
+        report(False, name, "trims of %r pages, batch %d" % (over[:5], batch))
+    elif not thp:
+        report(True, name, skip="no trim followed a THP free: could not fail")
+    else:
+        report(True, "%s (%d trims after a THP free, the largest %d)" % (name, len(thp), max(thp)))
+
+
+def check_decay():
+    write(FRAC, -1)
+    for cpu in online_cpus():
+        touch(cpu, 4 * MIB)
+    for _ in range(200):
+        left = [p for p in zoneinfo() if p["high"] not in (0, 4 * p["batch"])]
+        if not left:
+            break
+        write("/proc/sys/vm/stat_refresh", 1)
+    used = {p["cpu"] for p in zoneinfo() if p["high"] == 4 * p["batch"]}
+    report(not left and used == set(online_cpus()),
+           "decay: under -1 every used pcp->high decays to 4 * batch",
+           "still off: %r; CPUs at the minimum: %r" % (left[:3], sorted(used)))
+
+
+def check_auto():
+    write(FRAC, -1)
+    write(FRAC, 0)
+    ranges = [p for p in zoneinfo() if p["high_min"] < p["high_max"]]
+    for cpu in online_cpus():
+        touch(cpu, 32 * MIB)
+    grown = [p for p in zoneinfo() if p["high"] > 4 * p["batch"]]
+    report(bool(ranges) and bool(grown), "auto: 0 after -1 gives back auto-tuning (high_min < high_max, high grows)",
+           "%d pagesets with high_min < high_max, %d with high above 4 * batch" % (len(ranges), len(grown)))
+
+
+def main():
+    if os.geteuid() != 0 or not os.path.exists(SCALE):
+        print("# SKIP: needs root and a kernel with %s" % SCALE)
+        return 4
+    check_boot()
+    if sys.argv[1:] == ["boot"]:
+        return 1 if results["fail"] else 0
+    saved = (read(SCALE), read(FRAC))
+    added = []
+    try:
+        os.makedirs(INST, exist_ok=True)
+        for name, probe in PROBES.items():
+            write(TRACING + "/kprobe_events", probe, append=True)
+            added.append(name)
+        check_refill(saved[0])
+        check_chunks(saved[0])
+        check_drain()
+        check_thp_trim()
+        check_decay()
+        check_auto()
+    finally:
+        write(SCALE, saved[0])
+        write(FRAC, saved[1])
+        if os.path.isdir(INST):
+            os.rmdir(INST)
+        for name in added:
+            write(TRACING + "/kprobe_events", "-:pcph/" + name, append=True)
+    return 1 if results["fail"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
