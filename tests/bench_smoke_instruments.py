@@ -10,8 +10,9 @@ At the def setting of the patched kernel, exit storm and refill load:
   <= max, and a storm time (next to the traced one);
 - zone->lock waits (bench/waits.bt attached and printed its maps): the
   counts are whole, percentiles ordered, total >= max; with the series'
-  per-hold events, the exit storm saw holds (free + refill > 0) and every
-  wait has a holder (the by-holder counts add up to the window's); the
+  per-hold events, the exit storm saw holds (free + refill > 0) and the
+  by-holder counts add up to the window's (within 10% + 2: a pending wait
+  can be claimed on both CPUs at once); the
   drain trigger ran and drain_all_pages() was timed at least once;
 - cyclictest on the storm's CPU: samples, 0 < p99 <= max;
 - the periodic victim on the storm's CPU: samples, ordered percentiles;
@@ -72,7 +73,10 @@ def instrument_checks(dirname):
             if holds is not None and sc == "exit-storm":
                 ok = ok and sum(h["calls"] for h in holds.values()) > 0
             if w.get("waits_by_holder") is not None:
-                ok = ok and sum(h["count"] for h in w["waits_by_holder"].values()) <= a["count"]
+                # a pending wait can be claimed on both CPUs at once (the
+                # maps are not locked): a few double counts, no more
+                n = sum(h["count"] for h in w["waits_by_holder"].values())
+                ok = ok and n <= a["count"] * 1.1 + 2
             check(ok, "zone->lock waits at def, %s: %d waits, total %s us, p50/p99/max %s/%s/%s us;"
                   " holds by event %s; by holder %s; storm %s ms (%s%% against untraced)"
                   % (sc, a["count"], compare.num(a["total_us"]), compare.num(a["p50_us"]),
