@@ -9,7 +9,7 @@ bench/results.py), DIR/report.md (the tables of bench/tables.py, the
 histograms, model.md when bench/model.py wrote one) and the PNGs of
 bench/plots.py, and prints the comparison, regression and trade-off
 tables.  A --multi run (DIR/raw/TIMING-smpN/) gets its own table.
---table prints the comparison table of a results.json (the README's).
+--table prints the comparison table of a results.json.
 
 Percentiles of the bpftrace histograms (zone->lock holds, victim waits) are
 conservative: the upper bound of the log2 bucket that holds the percentile,

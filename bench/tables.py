@@ -4,7 +4,7 @@ table() is the comparison, one metric per row: the value, its spread (half
 the range of the repetitions over the median, where there are
 repetitions), the change against the unpatched kernel at the same
 workload, and '*' where that change exceeds the spread of either side;
-rendered once and reused by report.md, report.py --table (the README) and
+rendered once and reused by report.md, report.py --table and
 the cover letter (kind "cover": COVER_METRICS only).
 
 regression_table() is in the form of mmtests compare-kernels and LKP: one
@@ -139,7 +139,7 @@ def table_rows(res, kind=None):
 
 
 def table(res, kind=None):
-    """The comparison table as fixed-width text (report.md, README, cover);
+    """The comparison table as fixed-width text (report.md, --table, cover);
     kind "storm" or "micro" keeps those rows only, "cover" the storm rows
     of COVER_METRICS."""
     def num(x):
