@@ -17,21 +17,26 @@
  *
  * Output: one JSON line per run, in bench/micro's form: "probe" (the
  * workload), "procs" (the tasks), "unit", "value", "wall_ms", figures of
- * the workload, and user/sys CPU ms of the process, its threads and its
- * children from getrusage().
+ * the workload, "extfrag" (the system's kmem:mm_page_alloc_extfrag events
+ * from the start to the last end, counted by perf; null without the
+ * event) and user/sys CPU ms of the process, its threads and its children
+ * from getrusage().
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -97,6 +102,75 @@ static void bind_cpu(int nr)
 	CPU_SET(nr % (ncpu > 0 ? ncpu : 1), &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
 		die("sched_setaffinity");
+}
+
+/*
+ * The kmem:mm_page_alloc_extfrag events of the whole system (every
+ * allocation that fell back to another migratetype's free list), counted
+ * by perf, one counter per CPU, between the common start and the last
+ * task's end: no samples, no buffer.  -1 where the kernel or tracefs
+ * does not offer the event.
+ */
+#define NR_CPUS_MAX	64
+
+static int extfrag_fd[NR_CPUS_MAX];
+static int extfrag_cpus;
+
+static void extfrag_open(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.disabled = 1,
+	};
+	FILE *f = fopen("/sys/kernel/tracing/events/kmem/mm_page_alloc_extfrag/id", "r");
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long long id;
+	int cpu;
+
+	if (!f)
+		return;
+	if (fscanf(f, "%llu", &id) != 1) {
+		fclose(f);
+		return;
+	}
+	fclose(f);
+	attr.config = id;
+	for (cpu = 0; cpu < ncpu && cpu < NR_CPUS_MAX; cpu++) {
+		int fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, 0);
+
+		if (fd < 0) {
+			while (--cpu >= 0)
+				close(extfrag_fd[cpu]);
+			return;
+		}
+		extfrag_fd[cpu] = fd;
+	}
+	extfrag_cpus = cpu;
+}
+
+static void extfrag_enable(int on)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < extfrag_cpus; cpu++)
+		ioctl(extfrag_fd[cpu], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+}
+
+static long long extfrag_count(void)
+{
+	long long sum = 0;
+	uint64_t v;
+	int cpu;
+
+	if (!extfrag_cpus)
+		return -1;
+	for (cpu = 0; cpu < extfrag_cpus; cpu++) {
+		if (read(extfrag_fd[cpu], &v, sizeof(v)) != sizeof(v))
+			return -1;
+		sum += v;
+	}
+	return sum;
 }
 
 /* A sparse file of SIZE bytes in DIR, unlinked: its blocks are holes */
@@ -172,6 +246,7 @@ static uint64_t run_tasks(struct task *t, int n, int threads)
 	for (i = 0; i < n; i++)
 		if (read(ready[0], &c, 1) != 1)
 			die("a task died in its set-up; read");
+	extfrag_enable(1);
 	t0 = now_ns();
 	close(go[1]);
 	if (threads) {
@@ -185,10 +260,12 @@ static uint64_t run_tasks(struct task *t, int n, int threads)
 			exit(1);
 		}
 	}
+	t0 = now_ns() - t0;
+	extfrag_enable(0);
 	close(go[0]);
 	close(ready[0]);
 	close(ready[1]);
-	return now_ns() - t0;
+	return t0;
 }
 
 static struct task *tasks_alloc(int n)
@@ -218,6 +295,10 @@ static void print_cpu(void)
 
 	getrusage(RUSAGE_SELF, &self);
 	getrusage(RUSAGE_CHILDREN, &kids);
+	if (extfrag_count() >= 0)
+		printf(", \"extfrag\": %lld", extfrag_count());
+	else
+		printf(", \"extfrag\": null");
 	printf(", \"user_ms\": %.1f, \"sys_ms\": %.1f}\n",
 	       (self.ru_utime.tv_sec + kids.ru_utime.tv_sec) * 1e3 +
 	       (self.ru_utime.tv_usec + kids.ru_utime.tv_usec) / 1e3,
@@ -234,7 +315,7 @@ static void print_cpu(void)
  * was only truncated to size, so the first write to a page allocates the
  * tmpfs page and every write copies it), run by N processes or N threads of
  * one process, each with its own mapping and file, bound one per CPU.
- * Keeps: the sizes, the access pattern, the two modes (threads share one
+ * Keeps: the sizes (-s: smaller for a smoke test), the access pattern, the two modes (threads share one
  * mm: its page-table lock and mmap_lock), the per-task figure (LKP's
  * per_process_ops / per_thread_ops: all tasks' faults per second / N).
  * Drops: will-it-scale's timed sampling (a fixed number of 128 MiB loops
@@ -243,7 +324,7 @@ static void print_cpu(void)
  * Pages are 4 KiB (MADV_NOHUGEPAGE), as will-it-scale's default machines
  * give page_fault1 with THP off.
  */
-#define PF_SIZE	(128UL << 20)
+#define PF_MIB	128
 
 static void page_fault_loops(struct task *t, int warm_up)
 {
@@ -254,17 +335,17 @@ static void page_fault_loops(struct task *t, int warm_up)
 		char *p;
 
 		if (t->fd < 0) {
-			p = map_anon(PF_SIZE);
+			p = map_anon(t->size);
 		} else {
-			p = mmap(NULL, PF_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE, t->fd, 0);
+			p = mmap(NULL, t->size, PROT_READ | PROT_WRITE, MAP_PRIVATE, t->fd, 0);
 			if (p == MAP_FAILED)
 				die("mmap");
 		}
-		for (off = 0; off < PF_SIZE; off += PAGE)
+		for (off = 0; off < t->size; off += PAGE)
 			p[off] = 1;
-		munmap(p, PF_SIZE);
+		munmap(p, t->size);
 		if (!warm_up)
-			t->ops += PF_SIZE / PAGE;
+			t->ops += t->size / PAGE;
 	}
 }
 
@@ -276,7 +357,8 @@ static void page_fault(const char *name, const struct opts *o, int file, int thr
 	int i;
 
 	for (i = 0; i < o->tasks; i++) {
-		t[i].fd = file ? sparse_file(o->dir, PF_SIZE) : -1;
+		t[i].size = (size_t)o->mib << 20;
+		t[i].fd = file ? sparse_file(o->dir, t[i].size) : -1;
 		t[i].loops = o->loops;
 		t[i].fn = page_fault_loops;
 	}
@@ -292,8 +374,8 @@ static void page_fault(const char *name, const struct opts *o, int file, int thr
 	total = ops_sum(t, o->tasks) / (wall / 1e9);
 	printf("{\"probe\": \"%s\", \"procs\": %d, \"unit\": \"ops/s/task\", \"value\": %.0f, "
 	       "\"total_ops_s\": %.0f, \"task_min_ops_s\": %.0f, \"task_max_ops_s\": %.0f, "
-	       "\"wall_ms\": %.1f",
-	       name, o->tasks, total / o->tasks, total, lo, hi, wall / 1e6);
+	       "\"task_mib\": %ld, \"loops\": %ld, \"wall_ms\": %.1f",
+	       name, o->tasks, total / o->tasks, total, lo, hi, o->mib, o->loops, wall / 1e6);
 }
 
 /*
@@ -315,8 +397,9 @@ static void page_fault(const char *name, const struct opts *o, int file, int thr
  * guest allocates and reclaims like any other, filled over virtio); the
  * size (10 x memory there; here -s MiB in all, read in -l passes); the
  * reads of every word (one word per page: the page-cache work, not the
- * copy).  -H MIB holds that much anonymous memory during the run, so that
- * the files exceed what is left without reading 10 x 4 GiB over 9p; -F
+ * copy).  -H MIB holds that much memory (as reserved huge pages) during
+ * the run, so that the files exceed what is left without reading
+ * 10 x 4 GiB over 9p; -F
  * MIB first fragments that much memory with unmovable pages (pipe
  * buffers, every third one freed again: holes in unmovable pageblocks too
  * small to claim), so that movable refills find their own type empty and
@@ -332,7 +415,7 @@ static void lru_read(struct task *t, int warm_up)
 	if (warm_up)
 		return;
 	for (i = 0; i < t->loops; i++) {
-		p = mmap(NULL, t->size, PROT_READ, MAP_SHARED, t->fd, 0);
+		p = mmap(NULL, t->size, PROT_READ, MAP_PRIVATE, t->fd, 0);
 		if (p == MAP_FAILED)
 			die("mmap");
 		for (off = 0; off < t->size; off += PAGE)
@@ -348,8 +431,7 @@ static void lru_read(struct task *t, int warm_up)
 struct hold {
 	int nr_pipes;
 	int pipes[8192];
-	char *anon;
-	size_t anon_size;
+	long huge;		/* reserved huge pages */
 };
 
 /*
@@ -388,13 +470,40 @@ static void hold_fragment(struct hold *h, long mib)
 	}
 }
 
-static void hold_anon(struct hold *h, long mib)
+/*
+ * MIB held as reserved 2 MiB huge pages: whole free pageblocks taken from
+ * the buddy lists and never touched, so holding costs no writes (the
+ * guest is emulated: writing 3 GiB took longer than the load itself).
+ */
+#define NR_HUGEPAGES	"/proc/sys/vm/nr_hugepages"
+
+static void nr_hugepages_set(long n)
 {
-	h->anon_size = (size_t)mib << 20;
-	h->anon = map_anon(h->anon_size);
-	/* not copied into the tasks' page tables at fork */
-	madvise(h->anon, h->anon_size, MADV_DONTFORK);
-	memset(h->anon, 1, h->anon_size);
+	char buf[32];
+	int fd = open(NR_HUGEPAGES, O_RDWR), len;
+
+	if (fd < 0)
+		die("open " NR_HUGEPAGES);
+	len = snprintf(buf, sizeof(buf), "%ld\n", n);
+	if (write(fd, buf, len) != len)
+		die("write " NR_HUGEPAGES);
+	close(fd);
+}
+
+static void hold_huge(struct hold *h, long mib)
+{
+	char buf[32] = "";
+	int fd;
+
+	nr_hugepages_set(mib / 2);
+	fd = open(NR_HUGEPAGES, O_RDONLY);
+	if (fd < 0 || read(fd, buf, sizeof(buf) - 1) <= 0)
+		die("read " NR_HUGEPAGES);
+	close(fd);
+	h->huge = atol(buf);
+	if (h->huge < mib / 2)
+		fprintf(stderr, "%s: -H %ld: the kernel reserved %ld of %ld huge pages\n",
+			myname, mib, h->huge, mib / 2);
 }
 
 static void hold_release(struct hold *h)
@@ -404,8 +513,8 @@ static void hold_release(struct hold *h)
 	for (p = 0; p < h->nr_pipes; p++)
 		if (h->pipes[p] >= 0)
 			close(h->pipes[p]);
-	if (h->anon)
-		munmap(h->anon, h->anon_size);
+	if (h->huge)
+		nr_hugepages_set(0);
 }
 
 static void lru_file_mmap_read(const struct opts *o, long hold_mib, long frag_mib)
@@ -417,12 +526,18 @@ static void lru_file_mmap_read(const struct opts *o, long hold_mib, long frag_mi
 	struct rlimit nofile = { 16384, 16384 };
 	int i;
 
+	/*
+	 * The held memory first, then the fragments: pipe buffers taken
+	 * after it claim whole free pageblocks for the unmovable type, and
+	 * their holes are then the only free pages outside the movable
+	 * blocks the readers exhaust.
+	 */
+	if (hold_mib)
+		hold_huge(&h, hold_mib);
 	if (frag_mib) {
 		setrlimit(RLIMIT_NOFILE, &nofile);
 		hold_fragment(&h, frag_mib);
 	}
-	if (hold_mib)
-		hold_anon(&h, hold_mib);
 	for (i = 0; i < o->tasks; i++) {
 		t[i].fd = sparse_file(o->dir, size);
 		t[i].size = size;
@@ -433,6 +548,7 @@ static void lru_file_mmap_read(const struct opts *o, long hold_mib, long frag_mi
 	for (i = 0; i < o->tasks; i++)
 		close(t[i].fd);
 	hold_release(&h);
+	hold_mib = h.huge * 2;
 	printf("{\"probe\": \"lru-file-mmap-read\", \"procs\": %d, \"unit\": \"MiB/s\", \"value\": %.1f, "
 	       "\"file_mib\": %ld, \"passes\": %ld, \"hold_mib\": %ld, \"fragment_mib\": %ld, "
 	       "\"wall_ms\": %.1f",
@@ -512,8 +628,9 @@ static void __attribute__((noreturn)) usage(int status)
 		"usage: %s [-n TASKS] [-s MIB] [-l LOOPS] [-d DIR] [-H MIB] [-F MIB] [-L LABEL] WORKLOAD\n"
 		"  -L LABEL  name the tasks w:LABEL (for tracing)\n"
 		"  page_fault1_processes page_fault1_threads page_fault2_processes page_fault2_threads\n"
-		"            will-it-scale: -n tasks (default: online CPUs), -l 128 MiB loops\n"
-		"            each (default 4), page_fault2's files in -d (default /tmp)\n"
+		"            will-it-scale: -n tasks (default: online CPUs), -l loops (default\n"
+		"            4) of -s MiB (default 128) each, page_fault2's files in -d\n"
+		"            (default /tmp)\n"
 		"  lru-file-mmap-read  -n tasks read -s MiB of sparse files in -d (default\n"
 		"            4096 in /run/out), -l passes (default 1); -H MIB held, -F MIB\n"
 		"            fragmented first (default 0, 0)\n"
@@ -567,6 +684,7 @@ int main(int argc, char **argv)
 	if (argc - optind != 1)
 		usage(2);
 	w = argv[optind];
+	extfrag_open();
 	if (o.tasks < 1)
 		o.tasks = 1;
 	if (!strncmp(w, "page_fault", 10)) {
@@ -577,6 +695,7 @@ int main(int argc, char **argv)
 		if (strncmp(w, "page_fault1_", 12) && !file)
 			goto unknown;
 		threads = !strcmp(w + 12, "threads");
+		o.mib = o.mib ?: PF_MIB;
 		o.loops = o.loops ?: 4;
 		o.dir = o.dir ?: "/tmp";
 		page_fault(w, &o, file, threads);
