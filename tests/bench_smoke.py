@@ -14,7 +14,11 @@ one batch at a time (91e691296646), the refills of the storm's fault-in.
 On a kernel from 6.19 on (the mainline series, with patches/0006) no
 order-0 refill may hold zone->lock for more than one batch of pages.  The
 refill scenario must have run at each setting, with its throughput and the
-victim's waits split by phase.  Prints one "ok"/"not ok" line per check;
+victim's waits split by phase.  Every workload of bench/workloads-run
+(run once, -q) must have its row at def with a sane figure, the
+lru-file-mmap-read load must have reached the migratetype fallback
+(mm_page_alloc_extfrag events), and bench/refill-lat.bt must have timed
+the refills of mmap-write-unmap.  Prints one "ok"/"not ok" line per check;
 exit 1 when one does not hold.
 """
 
@@ -45,6 +49,43 @@ def kernel_version(env_path):
         return int(parts[0]), int(parts[1])
     except (IndexError, ValueError):
         return None
+
+
+# bench/workloads-run -q: every workload once at def; (probe, unit, lowest
+# sane value).  lru-file-mmap-read must reach the migratetype fallback
+# (kmem:mm_page_alloc_extfrag events), which is what it is there for.
+WORKLOADS = (("page_fault1_processes", "ops/s/task", 1000), ("page_fault1_threads", "ops/s/task", 1000),
+             ("page_fault2_processes", "ops/s/task", 1000), ("page_fault2_threads", "ops/s/task", 1000),
+             ("lru-file-mmap-read", "MiB/s", 1), ("anon-w-seq", "MiB/s", 1),
+             ("mmap-write-unmap", "MiB/s", 1), ("kbuild", "s", 0.1))
+
+
+def workload_checks(raw):
+    """"ok"/"not ok" lines on the workloads' rows; returns the failures."""
+    path = os.path.join(raw, "patched", "workloads.jsonl")
+    rows = results.jsonl(path)
+    bad = 0
+    for probe, unit, low in WORKLOADS:
+        rs = [r for r in rows if r.get("probe") == probe and r.get("label") == "def"]
+        r = rs[0] if rs else {}
+        ok = bool(rs) and r.get("unit") == unit and (r.get("value") or 0) >= low \
+            and r.get("procs", 0) >= 1 and r.get("settings")
+        if ok and probe == "kbuild":
+            ok = r["user_s"] > 0 and r["value"] > 0
+        if ok and probe in ("lru-file-mmap-read", "anon-w-seq"):
+            ok = "extfrag" in r and (probe != "lru-file-mmap-read" or r["extfrag"] is None
+                                     or r["extfrag"] > 0)
+        bad += not ok
+        print("%s - smoke: workload %s ran at def (%s %s, extfrag %s)"
+              % ("ok" if ok else "not ok", probe, r.get("value"), r.get("unit"),
+                 r.get("extfrag", "-")))
+    maps = results.bpf_maps(os.path.join(raw, "patched", "refill-lat.json"))
+    n = (maps.get("@refills") or {}).get("w:def")
+    ok = bool(n)
+    bad += not ok
+    print("%s - smoke: bench/refill-lat.bt timed the refills of mmap-write-unmap (%s)"
+          % ("ok" if ok else "not ok", n))
+    return bad
 
 
 def main(argv):
@@ -98,6 +139,7 @@ def main(argv):
     # the instruments (bench/compare.py's rows): untraced victim, waits,
     # cyclictest, same-CPU victim, drain_all_pages(), tracers
     bad += instrument_checks(argv[1])
+    bad += workload_checks(raw)
     if not chunked:
         print("ok - smoke: refill holds of one batch # SKIP kernel %s: the series refills in "
               "batch-sized holds from 6.19 on" % (".".join(map(str, version)) if version else "?"))

@@ -1,0 +1,229 @@
+#!/usr/bin/python3
+"""workloads - the named workloads' rows (bench/workloads-run) for a bench
+output folder.
+
+Usage: bench/workloads.py DIR
+
+Reads DIR/raw/KERNEL/workloads.jsonl (timing tcg) and
+DIR/icount/raw/KERNEL/workloads.jsonl (icount), and DIR/raw/KERNEL/
+refill-lat.json (bench/refill-lat.bt); adds one row per (timing, kernel,
+setting, workload) to DIR/results.json, in the shape of bench/results.py's
+micro rows: workload "micro:NAME" (NAME: the workload, "-xN" for N tasks)
+at the default setting, "micro-sweep:NAME" at the others (as the page-fault
+sweep's rows: bench/tables.py's comparison table labels every micro: row
+"def"), with "setting", "value" {unit, median, spread_pct, runs}, "cpu_ms",
+and per workload: "extfrag" {median, runs} (lru-file-mmap-read,
+anon-w-seq), "real_s"/"user_s"/"sys_s" with their coefficient of variation
+(kbuild), "refill_lat" (the traced mmap-write-unmap: refills, p50/p99/max
+us from the log2 histogram, conservative as bench/report.py's).  Rows it
+from DIR/raw/KERNEL/workloads-traced.jsonl (the runs under
+bench/refill-lat.bt) are named NAME-traced.  Rows it added before are
+replaced, not doubled (bench/report.py rewrites
+results.json from raw/ and drops them: run this after it).  Writes
+DIR/workloads.md, and appends it to DIR/report.md: the rows in mmtests
+compare form (unpatched, then each
+setting of the patched kernel, medians with spread and change %) and the
+kbuild table in Joshua Hahn's form (real, user, sys: mean, coefficient of
+variation, delta %).
+"""
+import json
+import os
+import statistics
+import sys
+
+from results import base_of, bpf_maps, jsonl
+from stats import hist_upper, spread_pct
+
+SOURCE = "bench/workloads-run"
+
+
+def cv_pct(runs):
+    """Coefficient of variation in % (sample standard deviation over the mean)."""
+    if len(runs) < 2 or not statistics.mean(runs):
+        return None
+    return statistics.stdev(runs) / statistics.mean(runs) * 100
+
+
+def summary(runs):
+    return {"median": statistics.median(runs), "mean": statistics.mean(runs),
+            "spread_pct": spread_pct(runs), "cv_pct": cv_pct(runs), "runs": runs}
+
+
+def refill_lat(raw, kernel, label):
+    """bench/refill-lat.bt's maps of the tasks w:LABEL, in us."""
+    maps = bpf_maps(os.path.join(raw, kernel, "refill-lat.json"))
+    key = "w:" + label
+    hist = maps.get("@refill_ns", {}).get(key)
+    if not hist:
+        return None
+    n = maps.get("@refills", {}).get(key) or sum(b["count"] for b in hist)
+    out = {"refills": n,
+           "mean_us": maps.get("@refill_sum_ns", {}).get(key, 0) / n / 1e3 if n else None,
+           "max_us": maps.get("@refill_max_ns", {}).get(key, 0) / 1e3}
+    for q in (0.5, 0.99):
+        v = hist_upper(hist, q, maps.get("@refill_max_ns", {}).get(key))
+        out["p%d_us" % (q * 100)] = None if v is None else v / 1e3
+    holds = maps.get("@hold_ns", {}).get(key)
+    if holds:
+        cap = maps.get("@hold_max_ns", {}).get(key)
+        out["holds"] = sum(b["count"] for b in holds)
+        out["hold_p99_us"] = hist_upper(holds, 0.99, cap) / 1e3
+        out["hold_max_us"] = cap / 1e3 if cap else None
+    return out
+
+
+def rows_of(raw, timing):
+    out = []
+    for kernel in ("base", "patched"):
+        lines = jsonl(os.path.join(raw, kernel, "workloads.jsonl")) + \
+            jsonl(os.path.join(raw, kernel, "workloads-traced.jsonl"))
+        groups = {}
+        for r in lines:
+            name = r["probe"] + ("-traced" if r.get("traced") else "") + \
+                ("-x%d" % r["procs"] if r.get("procs", 1) > 1 else "")
+            groups.setdefault((r["label"], name), []).append(r)
+        for (label, name), rs in groups.items():
+            vals = [r["value"] for r in rs]
+            row = {
+                "source": SOURCE, "base": base_of(os.path.join(raw, kernel)),
+                "timing": timing, "kernel": kernel, "setting": label,
+                "settings": rs[0].get("settings", {}),
+                "workload": ("micro:" if label == "def" else "micro-sweep:") + name,
+                "reps": len(rs),
+                "value": dict(unit=rs[0]["unit"], **summary(vals)),
+                "cpu_ms": {"median": statistics.median([r["user_ms"] + r["sys_ms"] for r in rs]),
+                           "user_runs": [r["user_ms"] for r in rs],
+                           "sys_runs": [r["sys_ms"] for r in rs]},
+            }
+            ext = [r["extfrag"] for r in rs if r.get("extfrag") is not None]
+            if ext:
+                row["extfrag"] = {"median": statistics.median(ext), "runs": ext}
+            if rs[0]["probe"] == "kbuild":
+                for k in ("user_s", "sys_s"):
+                    row[k] = summary([r[k] for r in rs])
+                row["real_s"] = row["value"]
+            if rs[0].get("traced"):
+                row["traced"] = True
+            if rs[0]["probe"] == "mmap-write-unmap" and rs[0].get("traced"):
+                lat = refill_lat(raw, kernel, label)
+                if lat:
+                    row["refill_lat"] = lat
+            out.append(row)
+    return out
+
+
+def fmt(x, nd=1):
+    if x is None:
+        return "-"
+    return "%.0f" % x if abs(x) >= 1000 else "%.*f" % (nd, x)
+
+
+def compare_table(rows):
+    """mmtests compare form: per timing and workload, the unpatched kernel
+    at def, then the patched kernel's settings; median, spread, change."""
+    out = []
+    keys = sorted({(r["timing"], r["workload"].split(":", 1)[1]) for r in rows})
+    for timing in sorted({k[0] for k in keys}):
+        out += ["", "### %s timing" % timing, "",
+                "| workload | unit | kernel | setting | median | spread | change | extfrag |",
+                "|---|---|---|---|---|---|---|---|"]
+        for t, name in keys:
+            if t != timing:
+                continue
+            rs = [r for r in rows if r["timing"] == t and r["workload"].split(":", 1)[1] == name]
+            ref = next((r for r in rs if r["kernel"] == "base" and r["setting"] == "def"), None)
+            rs.sort(key=lambda r: (r["kernel"] != "base", r["setting"] != "def", r["setting"]))
+            for r in rs:
+                v = r["value"]
+                change = ""
+                if ref and r is not ref and ref["value"]["median"]:
+                    d = (v["median"] - ref["value"]["median"]) / ref["value"]["median"] * 100
+                    noise = max([x for x in (v["spread_pct"], ref["value"]["spread_pct"])
+                                 if x is not None] or [0])
+                    change = "%+.2f%%%s" % (d, " *" if abs(d) > noise else "")
+                out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                    name, v["unit"], "unpatched" if r["kernel"] == "base" else "patched",
+                    r["setting"], fmt(v["median"]),
+                    "-" if v["spread_pct"] is None else "+-%.2f%%" % v["spread_pct"], change,
+                    fmt(r["extfrag"]["median"], 0) if "extfrag" in r else ""))
+    return out
+
+
+def hahn_table(rows):
+    """kbuild as Joshua Hahn's tables give it: per setting, real/user/sys
+    mean (coefficient of variation), delta % against the unpatched kernel."""
+    ks = [r for r in rows if r["workload"].split(":", 1)[1].startswith("kbuild")]
+    if not ks:
+        return []
+    out = []
+    for timing in sorted({r["timing"] for r in ks}):
+        rs = [r for r in ks if r["timing"] == timing]
+        rs.sort(key=lambda r: (r["kernel"] != "base", r["setting"] != "def", r["setting"]))
+        ref = rs[0] if rs[0]["kernel"] == "base" else None
+        cols = ["%s %s" % ("unpatched" if r["kernel"] == "base" else "patched", r["setting"])
+                for r in rs]
+        out += ["", "### kbuild, %s timing, %d runs: seconds, mean (coefficient of variation)"
+                % (timing, rs[0]["reps"]), "",
+                "| | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
+        for k in ("real_s", "user_s", "sys_s"):
+            cells = []
+            for r in rs:
+                s = r[k]
+                cell = "%.2f (%s)" % (s["mean"], "-" if s["cv_pct"] is None else "%.2f%%" % s["cv_pct"])
+                if ref and r is not ref and ref[k]["mean"]:
+                    cell += " %+.2f%%" % ((s["mean"] - ref[k]["mean"]) / ref[k]["mean"] * 100)
+                cells.append(cell)
+            out.append("| %s | %s |" % (k[:-2], " | ".join(cells)))
+    return out
+
+
+def refill_table(rows):
+    rs = [r for r in rows if "refill_lat" in r]
+    if not rs:
+        return []
+    out = ["", "### mmap-write-unmap under bench/refill-lat.bt: pcp refill latency "
+           "(funclatency form; one traced run per setting)", "",
+           "| kernel | setting | refills | mean us | p50 us | p99 us | max us | holds | hold p99 us | hold max us |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in sorted(rs, key=lambda r: (r["kernel"] != "base", r["setting"])):
+        x = r["refill_lat"]
+        out.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+            "unpatched" if r["kernel"] == "base" else "patched", r["setting"], x["refills"],
+            fmt(x["mean_us"]), fmt(x.get("p50_us")), fmt(x.get("p99_us")), fmt(x["max_us"]),
+            x.get("holds", "-"), fmt(x.get("hold_p99_us")), fmt(x.get("hold_max_us"))))
+    return out
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    d = argv[1]
+    rows = rows_of(os.path.join(d, "raw"), "tcg") + \
+        rows_of(os.path.join(d, "icount", "raw"), "icount")
+    path = os.path.join(d, "results.json")
+    res = []
+    if os.path.exists(path):
+        with open(path) as f:
+            res = [r for r in json.load(f) if r.get("source") != SOURCE]
+    with open(path, "w") as f:
+        json.dump(res + rows, f, indent=1)
+    md = ["## Workloads (bench/workloads-run)", "",
+          "bench/workloads.c says what each imitates and keeps. Rows in results.json: "
+          "micro:NAME (default setting), micro-sweep:NAME (the others). Change: against "
+          "the unpatched kernel at def, '*' where it exceeds the larger spread (half the "
+          "range over the median). extfrag: kmem:mm_page_alloc_extfrag events per run "
+          "(median)."]
+    md += compare_table(rows) + hahn_table(rows) + refill_table(rows)
+    with open(os.path.join(d, "workloads.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    # bench/report.py rewrote report.md: the section goes at its end
+    if os.path.exists(os.path.join(d, "report.md")):
+        with open(os.path.join(d, "report.md"), "a") as f:
+            f.write("\n" + "\n".join(md) + "\n")
+    print("\n".join(md))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
