@@ -138,9 +138,9 @@ def compare_table(rows):
                 change = ""
                 if ref and r is not ref and ref["value"]["median"]:
                     d = (v["median"] - ref["value"]["median"]) / ref["value"]["median"] * 100
-                    noise = max([x for x in (v["spread_pct"], ref["value"]["spread_pct"])
-                                 if x is not None] or [0])
-                    change = "%+.2f%%%s" % (d, " *" if abs(d) > noise else "")
+                    noise = [x for x in (v["spread_pct"], ref["value"]["spread_pct"])
+                             if x is not None]
+                    change = "%+.2f%%%s" % (d, " *" if noise and abs(d) > max(noise) else "")
                 out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
                     name, v["unit"], "unpatched" if r["kernel"] == "base" else "patched",
                     r["setting"], fmt(v["median"]),
