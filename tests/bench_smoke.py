@@ -125,8 +125,9 @@ def main(argv):
                   "pages (largest hold %s pages, largest refill %s)"
                   % ("ok" if ok else "not ok", label, batch, hold, pages["refill"]))
         r = results.case(raw, "patched", label, "refill")
-        ok = bool(r["reps"] and (r.get("refill_mib_s") or {}).get("median")
-                  and "refill" in r["victim_lock_wait_by_phase"])
+        # the victim may well not wait at all in one short run: its waits
+        # by phase are printed, not required
+        ok = bool(r["reps"] and (r.get("refill_mib_s") or {}).get("median"))
         bad += not ok
         print("%s - smoke: refill scenario at %s ran (%s MiB/s, victim waits by phase: %s)"
               % ("ok" if ok else "not ok", label, (r.get("refill_mib_s") or {}).get("median"),
