@@ -9,8 +9,8 @@ default 16,32,64,128,256) share one zone, for every setting of
 vm.pcp_batch_scale_max (k0..k6) and percpu_pagelist_high_fraction=-1
 (hf-1), on three kernel kinds: mainline (free path in pcp->batch holds),
 6.12 (one hold per trim) and mainline-ck (mainline + the chunked refill of
-patches/0006).  It must reproduce the published anchors within 2x; --check
-exits 1 when one is outside [0.5, 2].  --calibrate fits the per-page costs
+docs/experiments/chunked-refill.patch).  It must reproduce the published
+anchors within 2x; --check exits 1 when one is outside [0.5, 2].  --calibrate fits the per-page costs
 to a results.json; --measured sets a results.json's 2-vCPU rows beside the
 model at 2 CPUs.  What it models, ignores and assumes: docs/model.md.
 

@@ -96,7 +96,7 @@ def markdown_measured(meas):
     out = ["", "## Beside the 2-vCPU measurement", "",
            "%s Measured: the tcg exit-storm rows of `%s` (2 vCPUs, emulated); model: "
            "2 CPUs, the same kind (7.3 -> mainline, or mainline-ck where its refills "
-           "took several holds: patches/0006; 6.12 -> 6.12) and knob."
+           "took several holds: docs/experiments/chunked-refill.patch; 6.12 -> 6.12) and knob."
            % (meas["note"], meas["source"]), "",
            "Victim's zone->lock wait p99 (us), by phase of the storm; the model's phase "
            "is that of its storm CPU:", "",

@@ -25,18 +25,18 @@ DEFAULT_KNOB = 5        # CONFIG_PCP_BATCH_SCALE_MAX's default
 # label, vm.pcp_batch_scale_max, vm.percpu_pagelist_high_fraction
 SETTINGS = [("k%d" % k, k, 0) for k in range(7)] + [("hf-1", DEFAULT_KNOB, -1)]
 # kind, free path in pcp->batch chunks (91e691296646), refill in pcp->batch
-# chunks (patches/0006)
+# chunks (docs/experiments/chunked-refill.patch)
 KINDS = (("mainline", True, False), ("6.12", False, False), ("mainline-ck", True, True))
 KIND_TEXT = {
     "mainline": "free path in pcp->batch holds (91e691296646), one hold per refill",
     "6.12": "one zone->lock hold per trim and per refill",
-    "mainline-ck": "mainline + the series' chunked refill (0006): free path and "
+    "mainline-ck": "mainline + the chunked-refill experiment (docs/experiments/): free path and "
                    "refills in pcp->batch holds",
 }
 KIND_TITLE = {
     "mainline": "mainline",
     "6.12": "6.12",
-    "mainline-ck": "mainline + chunked refill (0006)",
+    "mainline-ck": "mainline + the chunked-refill experiment",
 }
 PATHS = ("free", "refill", "drain")
 # the storm of bench/run's full run (guest-run -n 4 -s 256): 4 x 256 MiB
@@ -104,7 +104,7 @@ ASSUMPTIONS = [
     "refills of 189)",
     "mainline (91e691296646) splits a trim into pcp->batch holds 0.05 us apart; "
     "6.12 holds once per trim; both chunk drains at batch << knob; mainline-ck "
-    "(0006) also splits a refill into pcp->batch holds 0.05 us "
+    "(the experiment) also splits a refill into pcp->batch holds 0.05 us "
     "apart, the pages per refill unchanged",
     "cell workload: N/4 CPUs exit (0.25 us of work per page freed), N/4 fault "
     "in (0.6 us per page), N - 2 x N/4 - 1 allocate lightly (63 pages every "

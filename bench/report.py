@@ -167,7 +167,7 @@ def report(dirname):
           "Where the cost goes (traced tcg runs, pooled over the repetitions): zone->lock "
           "holds per path, the time they held the lock, the largest refill in pages.\n",
           "```\n" + cost_table(res) + "```\n",
-          "## Refills by hold (patches/0006)\n",
+          "## Refills by hold (docs/experiments/chunked-refill.patch)\n",
           "```\n" + chunked_verdict(res) + "\n```\n",
           "## Histograms\n",
           "How to read them: bench/pcp_example.txt. Holds are pooled over the run's phases.\n"]

@@ -169,7 +169,7 @@ def case(raw, kernel, label, scenario="exit-storm", timing="tcg"):
         if sk and sk[1] == run:
             by_order[sk[2][0]] = max(v, by_order.get(sk[2][0], 0))
     # pages and holds per refill (paths-tp.bt; one hold per refill, or one
-    # per pcp->batch with patches/0006)
+    # per pcp->batch with docs/experiments/chunked-refill.patch)
     per_call = {}
     for name, key in (("@refill_call_max_pages", "max_pages_per_refill"),
                       ("@refill_call_sum_pages", "pages_total"), ("@refill_calls", "refills")):

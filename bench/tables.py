@@ -13,7 +13,7 @@ change, and '*' where the change exceeds the larger spread;
 tradeoff_table() gives every setting's cost with its spread, sweep_table()
 the page-fault probe at every setting, cost_table() where the cost goes
 (lock round trips per path), chunked_verdict() the refills by hold
-(patches/0006).  Costs prefer the icount rows, waits and holds the tcg ones.
+(docs/experiments/chunked-refill.patch).  Costs prefer the icount rows, waits and holds the tcg ones.
 """
 from results import PATHS, settings_table
 from stats import spread_pct
@@ -348,7 +348,7 @@ def cost_table(res):
 
 
 def chunked_verdict(res):
-    """Refills in pcp->batch sized zone->lock holds (patches/0006 on
+    """Refills in pcp->batch sized zone->lock holds (docs/experiments/chunked-refill.patch on
     mainline): the unpatched kernel (one hold per refill), the patched one
     at the default and at knob 0 (and setting ck, where the results come
     from the run-time switch of the experiment): the victim's wait tail per

@@ -11,8 +11,9 @@ batch << knob, with batch the largest pcp batch of the guest's
 /proc/zoneinfo and knob the vm.pcp_batch_scale_max the guest read back.
 On 6.12 that is the storm's bulk frees; on 7.3, where the free path frees
 one batch at a time (91e691296646), the refills of the storm's fault-in.
-On a kernel from 6.19 on (the mainline series, with patches/0006) no
-order-0 refill may hold zone->lock for more than one batch of pages.  The
+Each order-0 refill takes zone->lock once (the series leaves refills
+whole; the knob bounds them): its largest hold, from the per-hold event,
+must equal its largest refill.  The
 refill scenario must have run at each setting, with its throughput and the
 victim's waits split by phase.  Every workload of bench/workloads-run
 (run once, -q) must have its row at def with a sane figure, the
@@ -96,8 +97,6 @@ def main(argv):
     raw = os.path.join(argv[1], "raw")
     env = os.path.join(raw, "patched", "env.txt")
     batch = batch_of(env)
-    version = kernel_version(env)
-    chunked = version is not None and version >= (6, 19)
     bad = 0
     for label in ("k0", "k2", "def"):
         c = results.case(raw, "patched", label)
@@ -117,13 +116,11 @@ def main(argv):
         print("%s - smoke: largest bulk transfer of the exit storm run at %s is batch << %s = %s"
               " (got %s: %s)" % ("ok" if ok else "not ok", label, scale, want, got,
                                  ", ".join("%s %s" % kv for kv in pages.items())))
-        if chunked:
-            hold = refill["max_pages"]
-            ok = hold is not None and hold <= batch
-            bad += not ok
-            print("%s - smoke: no order-0 refill at %s holds zone->lock for more than batch %d "
-                  "pages (largest hold %s pages, largest refill %s)"
-                  % ("ok" if ok else "not ok", label, batch, hold, pages["refill"]))
+        hold = refill["max_pages"]
+        ok = hold is not None and hold == pages["refill"]
+        bad += not ok
+        print("%s - smoke: an order-0 refill at %s is one zone->lock hold (largest hold %s "
+              "pages, largest refill %s)" % ("ok" if ok else "not ok", label, hold, pages["refill"]))
         r = results.case(raw, "patched", label, "refill")
         # the victim may well not wait at all in one short run: its waits
         # by phase are printed, not required
@@ -142,9 +139,6 @@ def main(argv):
     # cyclictest, same-CPU victim, drain_all_pages(), tracers
     bad += instrument_checks(argv[1])
     bad += workload_checks(raw)
-    if not chunked:
-        print("ok - smoke: refill holds of one batch # SKIP kernel %s: the series refills in "
-              "batch-sized holds from 6.19 on" % (".".join(map(str, version)) if version else "?"))
     return 1 if bad else 0
 
 if __name__ == "__main__":

@@ -8,10 +8,10 @@ run by tests/run (guest pcp-heuristics):
 
   boot       the values a sysctl.vm.<name>= on the kernel command line set
              (checked first, before this program writes anything)
-  refill     no order-0 refill (rmqueue_bulk's count) asks for more than
-             batch << scale pages, at scale 0, 2 and the boot value
-  chunks     7.3 (0006): each zone->lock hold of a refill at the boot scale
-             takes at most max(batch, 2 << order) pages
+  refill     no order-0 refill moves more than batch << scale pages in its
+             zone->lock hold (kmem:mm_page_pcpu_refill_zone_locked), at
+             scale 0, 2 and the boot value; the largest must reach half the
+             bound (so above 0 a refill is not split into holds)
   drain      the drain of an offlined CPU (free_pcppages_bulk's count) asks
              for at most batch << scale pages, at scale 0 and 2
   thp-trim   0001: at scale 0 and -1 one trim after a THP free asks for at
@@ -20,9 +20,10 @@ run by tests/run (guest pcp-heuristics):
   auto       0 after -1 gives back high_min < high_max, and high grows
              above 4 * batch once the CPUs allocate
 
-Sizes come from kprobe events on rmqueue_bulk() and free_pcppages_bulk()
-(x86_64 argument registers), so they read the same on every version of the
-series' tracepoints.  batch is the largest pcp->batch of any zone.  A bound
+Refill sizes come from the series' per-hold refill event (a kprobe on
+rmqueue_bulk() fails where gcc inlines it, as in the 7.3 guest build), the
+sizes asked of free_pcppages_bulk() from a kprobe event on it (x86_64
+argument registers).  batch is the largest pcp->batch of any zone.  A bound
 check that saw no transfer within a factor of two of its bound could not
 have failed and prints a SKIP.
 
@@ -39,10 +40,10 @@ FRAC = "/proc/sys/vm/percpu_pagelist_high_fraction"
 TRACING = "/sys/kernel/tracing"
 INST = TRACING + "/instances/pcp_heuristics"
 PROBES = {
-    "refill": "p:pcph/refill rmqueue_bulk order=$arg2:u32 count=$arg3:u64",
     "bulk_free": "p:pcph/bulk_free free_pcppages_bulk count=$arg2:s32",
 }
 MIB = 1 << 20
+REFILL_EVENT = "mm_page_pcpu_refill_zone_locked"
 results = {"fail": 0}
 
 
@@ -153,8 +154,9 @@ def check_boot():
 
 
 def check_bound(name, events, limit, scale):
-    counts = [int(f["count"], 0) for _, _, e, f in events
-              if e == "bulk_free" or e == "refill" and int(f["order"], 0) == 0]
+    counts = [int(f["count"], 0) if e == "bulk_free" else int(f["nr_pages"])
+              for _, _, e, f in events
+              if e == "bulk_free" or e == REFILL_EVENT and int(f["order"]) == 0]
     if not counts:
         report(False, name, "no transfer seen")
         return
@@ -176,26 +178,10 @@ def check_refill(default):
         # more than the CPU's lists hold, which come first without a refill
         cpu = online_cpus()[0]
         cached = sum(p["count"] for p in zoneinfo() if p["cpu"] == cpu) * mmap.PAGESIZE
-        ev = traced(["pcph/refill"], lambda: touch(cpu, 64 * MIB + cached))
-        check_bound("refill: order-0 refills ask for <= batch << %d = %d pages" % (scale, batch << scale),
+        ev = traced(["kmem/" + REFILL_EVENT], lambda: touch(cpu, 64 * MIB + cached))
+        check_bound("refill: an order-0 refill moves <= batch << %d = %d pages in one zone->lock hold"
+                    % (scale, batch << scale),
                     ev, batch << scale, scale)
-
-
-def check_chunks(default):
-    name = "chunks: each refill hold at scale %d takes <= max(batch, 2 << order) pages" % default
-    ev_dir = TRACING + "/events/kmem/mm_page_pcpu_refill_zone_locked"
-    if not os.path.isdir(ev_dir):
-        report(True, name, skip="kernel lacks kmem:mm_page_pcpu_refill_zone_locked")
-        return
-    if int(os.uname().release.split(".")[0]) < 7:
-        report(True, name, skip="6.12 refills are not chunked")
-        return
-    batch = max_batch()
-    write(FRAC, 0)
-    write(SCALE, default)
-    ev = traced(["kmem/mm_page_pcpu_refill_zone_locked"], lambda: touch(online_cpus()[0], 64 * MIB))
-    bad = [f for _, _, _, f in ev if int(f["nr_pages"]) > max(batch, 2 << int(f["order"]))]
-    report(ev and not bad, "%s (%d holds)" % (name, len(ev)), "%d holds, over: %r" % (len(ev), bad[:3]))
 
 
 def check_drain():
@@ -306,7 +292,6 @@ def main():
             write(TRACING + "/kprobe_events", probe, append=True)
             added.append(name)
         check_refill(saved[0])
-        check_chunks(saved[0])
         check_drain()
         check_thp_trim()
         check_decay()
