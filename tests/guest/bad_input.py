@@ -15,8 +15,8 @@ import errno
 import os
 import sys
 
-SCALE = "/proc/sys/vm/pcp_batch_scale_max"
-FRAC = "/proc/sys/vm/percpu_pagelist_high_fraction"
+from pcp_knobs import FRAC, SCALE, can_run, pagesets, read, report, status
+
 EINVAL = errno.EINVAL
 
 # (input, outcome): outcome is an errno, or ("value", N) for an accepted form,
@@ -65,20 +65,6 @@ FRAC_CASES = COMMON + [
     (b"-0", ("value", 0)), (b"2147483647", ("value", 2147483647)),
 ]
 
-results = {"pass": 0, "fail": 0}
-
-
-def report(ok, name, why=""):
-    results["pass" if ok else "fail"] += 1
-    print("%s - %s%s" % ("ok" if ok else "not ok", name, "" if ok else ": " + why))
-    sys.stdout.flush()
-
-
-def read(path):
-    with open(path) as f:
-        return int(f.read())
-
-
 def write(path, data, offset=0):
     """The write(2) outcome: bytes taken, or -errno (of open(2) or write(2))."""
     try:
@@ -97,19 +83,7 @@ def write(path, data, offset=0):
 
 def zoneinfo():
     """(zone, cpu, high, batch) of every pageset, in file order."""
-    out, zone, cpu, high = [], None, None, None
-    with open("/proc/zoneinfo") as f:
-        for line in f:
-            w = line.split()
-            if line.startswith("Node"):
-                zone = w[3]
-            elif w[:1] == ["cpu:"]:
-                cpu = int(w[1])
-            elif w[:1] == ["high:"]:
-                high = int(w[1])
-            elif w[:1] == ["batch:"]:
-                out.append((zone, cpu, high, int(w[1])))
-    return out
+    return [(p["zone"], p["cpu"], p["high"], p["batch"]) for p in pagesets()]
 
 
 def zoneinfo_same(before, after):
@@ -214,8 +188,7 @@ def refused_unprivileged(path, userns):
 
 
 def main():
-    if os.geteuid() != 0 or not os.path.exists(SCALE):
-        print("# SKIP: needs root and a kernel with %s" % SCALE)
+    if not can_run():
         return 4
     saved = (read(SCALE), read(FRAC))
     try:
@@ -238,7 +211,7 @@ def main():
         write(FRAC, b"%d\n" % saved[1])
     print("# %d inputs to pcp_batch_scale_max, %d to percpu_pagelist_high_fraction"
           % (len(SCALE_CASES) + 2, len(FRAC_CASES) + 2))
-    return 1 if results["fail"] else 0
+    return status()
 
 
 if __name__ == "__main__":

@@ -35,8 +35,8 @@ import os
 import re
 import sys
 
-SCALE = "/proc/sys/vm/pcp_batch_scale_max"
-FRAC = "/proc/sys/vm/percpu_pagelist_high_fraction"
+from pcp_knobs import FRAC, SCALE, can_run, pagesets, read, report, status
+
 TRACING = "/sys/kernel/tracing"
 INST = TRACING + "/instances/pcp_heuristics"
 PROBES = {
@@ -44,21 +44,6 @@ PROBES = {
 }
 MIB = 1 << 20
 REFILL_EVENT = "mm_page_pcpu_refill_zone_locked"
-results = {"fail": 0}
-
-
-def report(ok, name, why="", skip=None):
-    if skip:
-        print("ok - %s # SKIP %s" % (name, skip))
-    else:
-        results["fail"] += not ok
-        print("%s - %s%s" % ("ok" if ok else "not ok", name, "" if ok else ": " + why))
-    sys.stdout.flush()
-
-
-def read(path):
-    with open(path) as f:
-        return int(f.read())
 
 
 def write(path, value, append=False):
@@ -71,27 +56,12 @@ def write(path, value, append=False):
         os.close(fd)
 
 
-def zoneinfo():
-    """One dict per pageset (zone, cpu) of /proc/zoneinfo."""
-    out, zone = [], None
-    with open("/proc/zoneinfo") as f:
-        for line in f:
-            w = line.split()
-            if line.startswith("Node"):
-                zone = w[3]
-            elif w[:1] == ["cpu:"]:
-                out.append({"zone": zone, "cpu": int(w[1])})
-            elif out and len(w) == 2 and w[0] in ("count:", "high:", "batch:", "high_min:", "high_max:"):
-                out[-1][w[0][:-1]] = int(w[1])
-    return out
-
-
 def max_batch():
-    return max(p["batch"] for p in zoneinfo())
+    return max(p["batch"] for p in pagesets())
 
 
 def online_cpus():
-    return sorted({p["cpu"] for p in zoneinfo()})
+    return sorted({p["cpu"] for p in pagesets()})
 
 
 def touch(cpu, size, thp=False, rounds=1):
@@ -177,7 +147,7 @@ def check_refill(default):
         write(SCALE, scale)
         # more than the CPU's lists hold, which come first without a refill
         cpu = online_cpus()[0]
-        cached = sum(p["count"] for p in zoneinfo() if p["cpu"] == cpu) * mmap.PAGESIZE
+        cached = sum(p["count"] for p in pagesets() if p["cpu"] == cpu) * mmap.PAGESIZE
         ev = traced(["kmem/" + REFILL_EVENT], lambda: touch(cpu, 64 * MIB + cached))
         check_bound("refill: an order-0 refill moves <= batch << %d = %d pages in one zone->lock hold"
                     % (scale, batch << scale),
@@ -256,11 +226,11 @@ def check_decay():
     for cpu in online_cpus():
         touch(cpu, 4 * MIB)
     for _ in range(200):
-        left = [p for p in zoneinfo() if p["high"] not in (0, 4 * p["batch"])]
+        left = [p for p in pagesets() if p["high"] not in (0, 4 * p["batch"])]
         if not left:
             break
         write("/proc/sys/vm/stat_refresh", 1)
-    used = {p["cpu"] for p in zoneinfo() if p["high"] == 4 * p["batch"]}
+    used = {p["cpu"] for p in pagesets() if p["high"] == 4 * p["batch"]}
     report(not left and used == set(online_cpus()),
            "decay: under -1 every used pcp->high decays to 4 * batch",
            "still off: %r; CPUs at the minimum: %r" % (left[:3], sorted(used)))
@@ -269,21 +239,20 @@ def check_decay():
 def check_auto():
     write(FRAC, -1)
     write(FRAC, 0)
-    ranges = [p for p in zoneinfo() if p["high_min"] < p["high_max"]]
+    ranges = [p for p in pagesets() if p["high_min"] < p["high_max"]]
     for cpu in online_cpus():
         touch(cpu, 32 * MIB)
-    grown = [p for p in zoneinfo() if p["high"] > 4 * p["batch"]]
+    grown = [p for p in pagesets() if p["high"] > 4 * p["batch"]]
     report(bool(ranges) and bool(grown), "auto: 0 after -1 gives back auto-tuning (high_min < high_max, high grows)",
            "%d pagesets with high_min < high_max, %d with high above 4 * batch" % (len(ranges), len(grown)))
 
 
 def main():
-    if os.geteuid() != 0 or not os.path.exists(SCALE):
-        print("# SKIP: needs root and a kernel with %s" % SCALE)
+    if not can_run():
         return 4
     check_boot()
     if sys.argv[1:] == ["boot"]:
-        return 1 if results["fail"] else 0
+        return status()
     saved = (read(SCALE), read(FRAC))
     added = []
     try:
@@ -303,7 +272,7 @@ def main():
             os.rmdir(INST)
         for name in added:
             write(TRACING + "/kprobe_events", "-:pcph/" + name, append=True)
-    return 1 if results["fail"] else 0
+    return status()
 
 
 if __name__ == "__main__":
