@@ -43,42 +43,23 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PAGE	4096UL
-
 static const char *myname = "micro";
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static char *map_anon(size_t size)
-{
-	char *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED) {
-		fprintf(stderr, "%s: mmap: %s\n", myname, strerror(errno));
-		exit(1);
-	}
-	madvise(p, size, MADV_NOHUGEPAGE);
-	return p;
-}
+#include "util.h"
 
 static void print_cpu(void)
 {
-	struct rusage self, kids;
+	double user, sys;
 
-	getrusage(RUSAGE_SELF, &self);
-	getrusage(RUSAGE_CHILDREN, &kids);
-	printf(", \"user_ms\": %.1f, \"sys_ms\": %.1f}\n",
-	       (self.ru_utime.tv_sec + kids.ru_utime.tv_sec) * 1e3 +
-	       (self.ru_utime.tv_usec + kids.ru_utime.tv_usec) / 1e3,
-	       (self.ru_stime.tv_sec + kids.ru_stime.tv_sec) * 1e3 +
-	       (self.ru_stime.tv_usec + kids.ru_stime.tv_usec) / 1e3);
+	cpu_ms(&user, &sys);
+	printf(", \"user_ms\": %.1f, \"sys_ms\": %.1f}\n", user, sys);
+}
+
+/* Bind to CPU; a failure is only a warning */
+static void bind_cpu(long cpu)
+{
+	if (run_on_cpu(cpu))
+		fprintf(stderr, "%s: binding to CPU %ld: %s\n", myname, cpu, strerror(errno));
 }
 
 #define PF_SIZE	(64UL << 20)
@@ -89,12 +70,8 @@ static int pf2_file(void)
 	char path[] = "/tmp/micro-pf2.XXXXXX";
 	static char buf[1 << 16];
 	size_t off;
-	int fd = mkstemp(path);
+	int fd = mkstemp_or_die(path);
 
-	if (fd < 0) {
-		fprintf(stderr, "%s: mkstemp %s: %s\n", myname, path, strerror(errno));
-		exit(1);
-	}
 	unlink(path);
 	memset(buf, 1, sizeof(buf));
 	for (off = 0; off < PF_SIZE; off += sizeof(buf)) {
@@ -119,10 +96,8 @@ static void fault_loops(long loops, int fd)
 			p = map_anon(PF_SIZE);
 		} else {
 			p = mmap(NULL, PF_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-			if (p == MAP_FAILED) {
-				fprintf(stderr, "%s: mmap: %s\n", myname, strerror(errno));
-				exit(1);
-			}
+			if (p == MAP_FAILED)
+				die("mmap");
 		}
 		for (off = 0; off < PF_SIZE; off += PAGE)
 			p[off] = 1;
@@ -137,25 +112,12 @@ static void page_faults_in(const char *probe, long loops, int procs, int file)
 	uint64_t t0, t;
 	char c = 0;
 
-	if (pipe(go)) {
-		fprintf(stderr, "%s: pipe: %s\n", myname, strerror(errno));
-		exit(1);
-	}
+	if (pipe(go))
+		die("pipe");
 	for (i = 0; i < procs; i++) {
-		pid_t pid = fork();
-
-		if (pid < 0) {
-			fprintf(stderr, "%s: fork: %s\n", myname, strerror(errno));
-			exit(1);
-		}
-		if (pid == 0) {
-			cpu_set_t set;
-
-			CPU_ZERO(&set);
-			CPU_SET(i % (ncpu > 0 ? ncpu : 1), &set);
-			if (procs > 1 && sched_setaffinity(0, sizeof(set), &set))
-				fprintf(stderr, "%s: binding to CPU %ld: %s\n", myname,
-					i % ncpu, strerror(errno));
+		if (fork_or_die() == 0) {
+			if (procs > 1)
+				bind_cpu(i % (ncpu > 0 ? ncpu : 1));
 			close(go[1]);
 			/* the common start: the parent closes its end */
 			if (read(go[0], &c, 1) < 0)
@@ -188,13 +150,6 @@ static void page_faults(long loops, int procs)
 static void page_faults_file(long loops, int procs)
 {
 	page_faults_in("pf2", loops, procs, 1);
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 static void fault_latency(long loops, int procs __attribute__((unused)))
@@ -233,12 +188,8 @@ static void fork_exit(long loops, int procs __attribute__((unused)))
 	memset(p, 1, size);
 	t0 = now_ns();
 	for (i = 0; i < loops; i++) {
-		pid_t pid = fork();
+		pid_t pid = fork_or_die();
 
-		if (pid < 0) {
-			fprintf(stderr, "%s: fork: %s\n", myname, strerror(errno));
-			exit(1);
-		}
 		if (pid == 0)
 			_exit(0);
 		waitpid(pid, NULL, 0);
@@ -276,12 +227,8 @@ static void build(long loops, int procs __attribute__((unused)))
 	}
 	for (i = 0; i < loops; i++) {
 		int status;
-		pid_t pid = fork();
+		pid_t pid = fork_or_die();
 
-		if (pid < 0) {
-			fprintf(stderr, "%s: fork: %s\n", myname, strerror(errno));
-			exit(1);
-		}
 		if (pid == 0) {
 			execlp("gcc", "gcc", "-O2", "-Wall", "-c", src, "-o", "/dev/null",
 			       (char *)NULL);
@@ -295,21 +242,6 @@ static void build(long loops, int procs __attribute__((unused)))
 	}
 	printf("{\"probe\": \"build\", \"unit\": \"ms/op\", \"value\": %.2f, \"wall_ms\": %.1f",
 	       (now_ns() - t0) / 1e6 / loops, (now_ns() - t0) / 1e6);
-}
-
-static long number(const char *what, const char *arg, long max)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || *end || v < 1 || v > max) {
-		fprintf(stderr, "%s: %s wants an integer from 1 to %ld, not '%s'\n",
-			myname, what, max, arg);
-		exit(2);
-	}
-	return v;
 }
 
 int main(int argc, char **argv)
@@ -340,7 +272,7 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "p:")) != -1) {
 		if (opt != 'p')
 			goto usage;
-		procs = number("-p", optarg, 1024);
+		procs = number("-p", optarg, 1, 1024);
 	}
 	if (argc - optind < 1 || argc - optind > 2)
 		goto usage;
@@ -353,21 +285,14 @@ int main(int argc, char **argv)
 		}
 		loops = probes[i].loops;
 		if (argc - optind == 2)
-			loops = number("LOOPS", argv[optind + 1], 10000000);
+			loops = number("LOOPS", argv[optind + 1], 1, 10000000);
 		/*
 		 * One process stays on CPU 0, as will-it-scale binds its
 		 * tasks: a migration in the middle would add IPIs (TLB
 		 * shootdowns) whose cost depends on the other CPU.
 		 */
-		if (procs == 1) {
-			cpu_set_t set;
-
-			CPU_ZERO(&set);
-			CPU_SET(0, &set);
-			if (sched_setaffinity(0, sizeof(set), &set))
-				fprintf(stderr, "%s: binding to CPU 0: %s\n", myname,
-					strerror(errno));
-		}
+		if (procs == 1)
+			bind_cpu(0);
 		probes[i].fn(loops, procs);
 		print_cpu();
 		return 0;

@@ -48,7 +48,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PAGE		4096UL
 #define MAX_SAMPLES	(4UL << 20)
 
 struct sample {
@@ -63,6 +62,8 @@ struct shared {
 };
 
 static const char *myname = "storm";
+
+#include "util.h"
 
 static void usage(int status)
 {
@@ -83,20 +84,6 @@ static void usage(int status)
 	exit(status);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static void die(const char *what)
-{
-	fprintf(stderr, "%s: %s: %s\n", myname, what, strerror(errno));
-	exit(1);
-}
-
 static long parse(const char *opt, const char *s, long min, long max)
 {
 	char *end;
@@ -114,11 +101,7 @@ static long parse(const char *opt, const char *s, long min, long max)
 
 static void pin(int cpu)
 {
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
+	if (run_on_cpu(cpu))
 		die("sched_setaffinity");
 }
 
@@ -149,18 +132,6 @@ static long mem_available_mib(void)
 			break;
 	fclose(f);
 	return kb < 0 ? -1 : kb / 1024;
-}
-
-static char *map_anon(size_t size)
-{
-	char *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		die("mmap");
-	/* 4 KiB pages: the pcp lists of order 0 are what the storm fills */
-	madvise(p, size, MADV_NOHUGEPAGE);
-	return p;
 }
 
 /* A refill-load process: map, write and unmap SIZE bytes until DEADLINE;
@@ -263,13 +234,6 @@ static void save_samples(const char *name, struct shared *sh, uint64_t from,
 	fclose(f);
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * Print the victim's fault times in [from, to] of this run as JSON member
  * "victim_NAME": count, percentiles and sum, so that the repetitions give a
@@ -360,9 +324,7 @@ int main(int argc, char **argv)
 			  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 		if (sh == MAP_FAILED)
 			die("mmap");
-		vpid = fork();
-		if (vpid < 0)
-			die("fork");
+		vpid = fork_or_die();
 		if (vpid == 0) {
 			pin(victim_cpu);
 			name_task('v', label);
@@ -388,9 +350,7 @@ int main(int argc, char **argv)
 	mark_phase('F', label);
 	t_fault0 = now_ns();
 	for (i = 0; i < procs; i++) {
-		pids[i] = fork();
-		if (pids[i] < 0)
-			die("fork");
+		pids[i] = fork_or_die();
 		if (pids[i] == 0) {
 			size_t size = mib << 20;
 			char *p;

@@ -325,21 +325,6 @@ static void anon_writers(const char *name, const struct opts *o, size_t size)
 	       wall / 1e6);
 }
 
-static long number(const char *what, const char *arg, long min, long max)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || *end || end == arg || v < min || v > max) {
-		fprintf(stderr, "%s: %s wants an integer from %ld to %ld, not '%s'\n",
-			myname, what, min, max, arg);
-		exit(2);
-	}
-	return v;
-}
-
 static void __attribute__((noreturn)) usage(int status)
 {
 	fprintf(status ? stderr : stdout,

@@ -2,7 +2,8 @@
 /*
  * workloads.h - what every workload of bench/workloads.c shares: tasks
  * bound one per CPU with a common start, the extfrag counter, the JSON
- * tail.  Included once, by bench/workloads.c.
+ * tail (bench/util.h has what storm and micro share with it).  Included
+ * once, by bench/workloads.c.
  */
 #ifndef WORKLOADS_H
 #define WORKLOADS_H
@@ -27,11 +28,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PAGE		4096UL
-
 #define MAX_TASKS	64
 
 static const char *myname = "workloads";
+
+#include "util.h"
 
 struct opts {
 	int tasks;		/* -n */
@@ -53,40 +54,11 @@ struct task {
 	void (*fn)(struct task *t, int warm_up);
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static void __attribute__((noreturn)) die(const char *what)
-{
-	fprintf(stderr, "%s: %s: %s\n", myname, what, strerror(errno));
-	exit(1);
-}
-
-static char *map_anon(size_t size)
-{
-	char *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		die("mmap");
-	/* 4 KiB pages: the order-0 pcp lists are what is measured */
-	madvise(p, size, MADV_NOHUGEPAGE);
-	return p;
-}
-
 static void bind_cpu(int nr)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	cpu_set_t set;
 
-	CPU_ZERO(&set);
-	CPU_SET(nr % (ncpu > 0 ? ncpu : 1), &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
+	if (run_on_cpu(nr % (ncpu > 0 ? ncpu : 1)))
 		die("sched_setaffinity");
 }
 
@@ -166,11 +138,7 @@ static int sparse_file(const char *dir, size_t size)
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/workloads.XXXXXX", dir);
-	fd = mkstemp(path);
-	if (fd < 0) {
-		fprintf(stderr, "%s: mkstemp %s: %s\n", myname, path, strerror(errno));
-		exit(1);
-	}
+	fd = mkstemp_or_die(path);
 	if (ftruncate(fd, size))
 		die("ftruncate");
 	unlink(path);
@@ -277,19 +245,14 @@ static unsigned long ops_sum(struct task *t, int n)
 
 static void print_cpu(void)
 {
-	struct rusage self, kids;
+	double user, sys;
 
-	getrusage(RUSAGE_SELF, &self);
-	getrusage(RUSAGE_CHILDREN, &kids);
+	cpu_ms(&user, &sys);
 	if (extfrag_count() >= 0)
 		printf(", \"extfrag\": %lld", extfrag_count());
 	else
 		printf(", \"extfrag\": null");
-	printf(", \"user_ms\": %.1f, \"sys_ms\": %.1f}\n",
-	       (self.ru_utime.tv_sec + kids.ru_utime.tv_sec) * 1e3 +
-	       (self.ru_utime.tv_usec + kids.ru_utime.tv_usec) / 1e3,
-	       (self.ru_stime.tv_sec + kids.ru_stime.tv_sec) * 1e3 +
-	       (self.ru_stime.tv_usec + kids.ru_stime.tv_usec) / 1e3);
+	printf(", \"user_ms\": %.1f, \"sys_ms\": %.1f}\n", user, sys);
 }
 
 #endif /* WORKLOADS_H */
