@@ -74,12 +74,7 @@ static void page_fault(const char *name, const struct opts *o, int file, int thr
 	uint64_t wall;
 	int i;
 
-	for (i = 0; i < o->tasks; i++) {
-		t[i].size = (size_t)o->mib << 20;
-		t[i].fd = file ? sparse_file(o->dir, t[i].size) : -1;
-		t[i].loops = o->loops;
-		t[i].fn = page_fault_loops;
-	}
+	tasks_set(t, o, (size_t)o->mib << 20, file ? o->dir : NULL, page_fault_loops);
 	wall = run_tasks(t, o->tasks, threads);
 	for (i = 0; i < o->tasks; i++) {
 		double r = t[i].ops / ((t[i].end_ns - t[i].start_ns) / 1e9);
@@ -256,12 +251,7 @@ static void lru_file_mmap_read(const struct opts *o, long hold_mib, long frag_mi
 		setrlimit(RLIMIT_NOFILE, &nofile);
 		hold_fragment(&h, frag_mib);
 	}
-	for (i = 0; i < o->tasks; i++) {
-		t[i].fd = sparse_file(o->dir, size);
-		t[i].size = size;
-		t[i].loops = o->loops;
-		t[i].fn = lru_read;
-	}
+	tasks_set(t, o, size, o->dir, lru_read);
 	wall = run_tasks(t, o->tasks, 0);
 	for (i = 0; i < o->tasks; i++)
 		close(t[i].fd);
@@ -311,13 +301,8 @@ static void anon_writers(const char *name, const struct opts *o, size_t size)
 {
 	struct task *t = tasks_alloc(o->tasks);
 	uint64_t wall;
-	int i;
 
-	for (i = 0; i < o->tasks; i++) {
-		t[i].size = size;
-		t[i].loops = o->loops;
-		t[i].fn = anon_write;
-	}
+	tasks_set(t, o, size, NULL, anon_write);
 	wall = run_tasks(t, o->tasks, 0);
 	printf("{\"probe\": \"%s\", \"procs\": %d, \"unit\": \"MiB/s\", \"value\": %.1f, "
 	       "\"task_mib\": %zu, \"loops\": %ld, \"wall_ms\": %.1f",

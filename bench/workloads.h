@@ -233,6 +233,23 @@ static struct task *tasks_alloc(int n)
 	return t;
 }
 
+/*
+ * Each of the O->tasks tasks of T runs FN on SIZE bytes, O->loops times;
+ * with DIR, on a sparse file of its own there (fd -1 without).
+ */
+static void tasks_set(struct task *t, const struct opts *o, size_t size, const char *dir,
+		      void (*fn)(struct task *t, int warm_up))
+{
+	int i;
+
+	for (i = 0; i < o->tasks; i++) {
+		t[i].size = size;
+		t[i].fd = dir ? sparse_file(dir, size) : -1;
+		t[i].loops = o->loops;
+		t[i].fn = fn;
+	}
+}
+
 static unsigned long ops_sum(struct task *t, int n)
 {
 	unsigned long sum = 0;
