@@ -550,11 +550,16 @@ runs.
 """
 
 
-def main(argv):
+def dir_arg(argv, name):
+    """The one argument, DIR, of program NAME; else its usage line and exit 2."""
     if len(argv) != 2:
-        print("usage: compare.py DIR", file=sys.stderr)
-        return 2
-    dirname = argv[1]
+        print("usage: %s DIR" % name, file=sys.stderr)
+        sys.exit(2)
+    return argv[1]
+
+
+def main(argv):
+    dirname = dir_arg(argv, "compare.py")
     path = os.path.join(dirname, "results.json")
     try:
         with open(path) as f:

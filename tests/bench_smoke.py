@@ -27,6 +27,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+import compare  # noqa: E402
 import results  # noqa: E402
 from bench_smoke_instruments import instrument_checks  # noqa: E402
 
@@ -91,10 +92,7 @@ def workload_checks(raw):
 
 
 def main(argv):
-    if len(argv) != 2:
-        print("usage: bench_smoke.py DIR", file=sys.stderr)
-        return 2
-    raw = os.path.join(argv[1], "raw")
+    raw = os.path.join(compare.dir_arg(argv, "bench_smoke.py"), "raw")
     env = os.path.join(raw, "patched", "env.txt")
     batch = batch_of(env)
     bad = 0

@@ -122,10 +122,7 @@ def instrument_checks(dirname):
 
 
 def main(argv):
-    if len(argv) != 2:
-        print("usage: bench_smoke_instruments.py DIR", file=sys.stderr)
-        return 2
-    return 1 if instrument_checks(argv[1]) else 0
+    return 1 if instrument_checks(compare.dir_arg(argv, "bench_smoke_instruments.py")) else 0
 
 
 if __name__ == "__main__":
