@@ -111,14 +111,21 @@ def runs_of(rows, key):
 
 # --- per scenario rows -------------------------------------------------
 
+def scenario_lines(d, label, scenario, phase):
+    """Setting label's run in the scenario (label, or label.r for the refill
+    load) and its storm lines of phase (D/STEM-PHASE.jsonl)."""
+    _, suffix, stem, _ = SCENARIOS[scenario]
+    run = label + suffix
+    return run, [r for r in jsonl(os.path.join(d, "%s-%s.jsonl" % (stem, phase)))
+                 if r.get("label") == run]
+
+
 def victim_phases(d, label, scenario):
     """victim_untraced / victim_traced and the storm times of each phase."""
-    _, suffix, stem, vkey = SCENARIOS[scenario]
-    run = label + suffix
+    vkey = SCENARIOS[scenario][3]
     out = {}
     for phase in ("plain", "traced", "waits"):
-        rows = [r for r in jsonl(os.path.join(d, "%s-%s.jsonl" % (stem, phase)))
-                if r.get("label") == run]
+        _, rows = scenario_lines(d, label, scenario, phase)
         if rows:
             v = runs_of(rows, vkey)
             v["storm_ms"] = series([r["storm_ms"] for r in rows])
@@ -126,21 +133,48 @@ def victim_phases(d, label, scenario):
     return out
 
 
+def entries(maps, name, runs, letters=None):
+    """(key, value, rest) of each entry of bpftrace map NAME whose key,
+    "PHASE:LABEL[,REST]", has a label in RUNS and a phase letter in LETTERS
+    (any without)."""
+    for key, val in maps.get(name, {}).items():
+        ph, _, rest = key.partition(",")
+        letter, _, lab = ph.partition(":")
+        if lab in runs and (letters is None or letter in letters):
+            yield key, val, rest
+
+
+def sum_max_ns(maps, stem, key):
+    """Key's entries in the maps @STEM_sum_ns and @STEM_max_ns (0 without)."""
+    return (maps.get("@%s_sum_ns" % stem, {}).get(key, 0),
+            maps.get("@%s_max_ns" % stem, {}).get(key, 0))
+
+
+def pool(maps, stem, found):
+    """Count, total ns and max ns over FOUND, entries() of @STEM_ns."""
+    n = tot = mx = 0
+    for key, hist, _ in found:
+        s, m = sum_max_ns(maps, stem, key)
+        n += sum(b["count"] for b in hist)
+        tot += s
+        mx = max(mx, m)
+    return n, tot, mx
+
+
+def add_us(h, sum_max):
+    """Add a (sum, max) in ns to h's total_us and max_us."""
+    h["total_us"] += sum_max[0] / 1e3
+    h["max_us"] = max(h["max_us"], sum_max[1] / 1e3)
+
+
 def wait_stats(maps, run, letters, who=None):
     """Waits of run in the phases of letters (who: v, s, - or all) from
     waits.bt's maps: count, total, percentiles (5 us steps below 1 ms, 500
     us above: the upper bound of the step), max."""
-    fine, coarse, n, tot, mx = [], [], 0, 0, 0
-    for key, hist in maps.get("@wait_ns", {}).items():
-        ph, _, rest = key.partition(",")
-        letter, _, lab = ph.partition(":")
-        if lab != run or letter not in letters or (who and rest != who):
-            continue
-        n += sum(b["count"] for b in hist)
-        tot += maps.get("@wait_sum_ns", {}).get(key, 0)
-        mx = max(mx, maps.get("@wait_max_ns", {}).get(key, 0))
-        fine += maps.get("@wait_fine_us", {}).get(key, [])
-        coarse += maps.get("@wait_coarse_us", {}).get(key, [])
+    found = [e for e in entries(maps, "@wait_ns", (run,), letters) if not who or e[2] == who]
+    n, tot, mx = pool(maps, "wait", found)
+    fine = [b for key, _, _ in found for b in maps.get("@wait_fine_us", {}).get(key, [])]
+    coarse = [b for key, _, _ in found for b in maps.get("@wait_coarse_us", {}).get(key, [])]
     res = {"count": n, "total_us": tot / 1e3, "max_us": mx / 1e3 if n else None}
     # the two linear histograms as one list of us buckets
     buckets = [b for b in fine if b["count"]] + [b for b in coarse if b["count"]]
@@ -151,16 +185,17 @@ def wait_stats(maps, run, letters, who=None):
 
 
 def holder_stats(maps, run, letters):
+    """Waits of run in the phases of letters by the hold they waited for
+    (free, refill, other; waits-holder.bt's maps): count, total, max and
+    the log2 histograms' p50 and p99."""
     out = {}
-    for key, hist in maps.get("@hwait_ns", {}).items():
-        parts = key.split(",")
-        letter, _, lab = parts[0].partition(":")
-        if lab != run or letter not in letters or len(parts) != 3:
+    for key, hist, rest in entries(maps, "@hwait_ns", (run,), letters):
+        who_kind = rest.split(",")
+        if len(who_kind) != 2:
             continue
-        h = out.setdefault(parts[2], {"count": 0, "total_us": 0.0, "max_us": 0.0, "_b": []})
+        h = out.setdefault(who_kind[1], {"count": 0, "total_us": 0.0, "max_us": 0.0, "_b": []})
         h["count"] += sum(b["count"] for b in hist)
-        h["total_us"] += maps.get("@hwait_sum_ns", {}).get(key, 0) / 1e3
-        h["max_us"] = max(h["max_us"], maps.get("@hwait_max_ns", {}).get(key, 0) / 1e3)
+        add_us(h, sum_max_ns(maps, "hwait", key))
         h["_b"] += hist
     for h in out.values():
         b = h.pop("_b")
@@ -170,29 +205,20 @@ def holder_stats(maps, run, letters):
 
 
 def tp_holds(maps, run, letters):
+    """The per-hold events of run in the phases of letters, per kind (free,
+    refill): calls, total and max."""
     out = {}
-    for key, n in maps.get("@holds", {}).items():
-        ph, _, kind = key.partition(",")
-        letter, _, lab = ph.partition(":")
-        if lab != run or letter not in letters:
-            continue
+    for key, n, kind in entries(maps, "@holds", (run,), letters):
         h = out.setdefault(kind, {"calls": 0, "total_us": 0.0, "max_us": 0.0})
         h["calls"] += n
-        h["total_us"] += maps.get("@hold_sum_ns", {}).get(key, 0) / 1e3
-        h["max_us"] = max(h["max_us"], maps.get("@hold_max_ns", {}).get(key, 0) / 1e3)
+        add_us(h, sum_max_ns(maps, "hold", key))
     return out
 
 
 def drain_stats(maps, label):
-    b, n, tot, mx = [], 0, 0, 0
-    for key, hist in maps.get("@drain_ns", {}).items():
-        letter, _, lab = key.partition(":")
-        if lab not in (label, label + ".r"):
-            continue
-        n += sum(x["count"] for x in hist)
-        tot += maps.get("@drain_sum_ns", {}).get(key, 0)
-        mx = max(mx, maps.get("@drain_max_ns", {}).get(key, 0))
-        b += hist
+    found = list(entries(maps, "@drain_ns", (label, label + ".r")))
+    n, tot, mx = pool(maps, "drain", found)
+    b = [x for _, hist, _ in found for x in hist]
     return {"calls": n, "total_us": tot / 1e3, "max_us": mx / 1e3 if n else None,
             "p50_us_log2": (hist_quantile(b, 0.5) or 0) / 1e3 if n else None,
             "p99_us_log2": (hist_quantile(b, 0.99) or 0) / 1e3 if n else None}
@@ -200,13 +226,11 @@ def drain_stats(maps, label):
 
 def waits_row(base, d, kernel, label, scenario, timing):
     maps = bpf_maps(os.path.join(d, "waits.json"))
-    letter, suffix, stem, vkey = SCENARIOS[scenario]
-    run = label + suffix
-    rows = [r for r in jsonl(os.path.join(d, "%s-waits.jsonl" % stem)) if r.get("label") == run]
+    letter, _, _, vkey = SCENARIOS[scenario]
+    run, rows = scenario_lines(d, label, scenario, "waits")
     if not rows:
         return None
-    plain = [r["storm_ms"] for r in jsonl(os.path.join(d, "%s-plain.jsonl" % stem))
-             if r.get("label") == run]
+    plain = [r["storm_ms"] for r in scenario_lines(d, label, scenario, "plain")[1]]
     sm = series([r["storm_ms"] for r in rows])
     allp = "AFERQD"
     row = {"base": base, "timing": timing, "kernel": kernel, "setting": label,
@@ -254,9 +278,8 @@ def pooled(v):
 
 
 def solo1_row(base, d, kernel, label, scenario, timing):
-    _, suffix, stem, vkey = SCENARIOS[scenario]
-    run = label + suffix
-    rows = [r for r in jsonl(os.path.join(d, "%s-solo1.jsonl" % stem)) if r.get("label") == run]
+    vkey = SCENARIOS[scenario][3]
+    run, rows = scenario_lines(d, label, scenario, "solo1")
     if not rows:
         return None
     win = "window" if scenario == "exit-storm" else "refill"
@@ -308,9 +331,7 @@ def hist_q(b, over, cap, q):
 
 
 def rt_row(base, d, kernel, label, scenario, timing):
-    _, suffix, stem, _ = SCENARIOS[scenario]
-    run = label + suffix
-    rows = [r for r in jsonl(os.path.join(d, "%s-rt.jsonl" % stem)) if r.get("label") == run]
+    run, rows = scenario_lines(d, label, scenario, "rt")
     hs = cyclictest_hist(os.path.join(d, "rt", run + ".hist"))
     if not rows or not hs:
         return None
