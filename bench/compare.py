@@ -112,8 +112,7 @@ def runs_of(rows, key):
 # --- per scenario rows -------------------------------------------------
 
 def scenario_lines(d, label, scenario, phase):
-    """Setting label's run in the scenario (label, or label.r for the refill
-    load) and its storm lines of phase (D/STEM-PHASE.jsonl)."""
+    """Label's run in the scenario (label, label.r) and its lines of phase."""
     _, suffix, stem, _ = SCENARIOS[scenario]
     run = label + suffix
     return run, [r for r in jsonl(os.path.join(d, "%s-%s.jsonl" % (stem, phase)))
@@ -134,9 +133,8 @@ def victim_phases(d, label, scenario):
 
 
 def entries(maps, name, runs, letters=None):
-    """(key, value, rest) of each entry of bpftrace map NAME whose key,
-    "PHASE:LABEL[,REST]", has a label in RUNS and a phase letter in LETTERS
-    (any without)."""
+    """(key, value, REST) of map NAME's entries "PHASE:LABEL[,REST]" with a
+    label in RUNS and (given LETTERS) a phase letter in LETTERS."""
     for key, val in maps.get(name, {}).items():
         ph, _, rest = key.partition(",")
         letter, _, lab = ph.partition(":")
@@ -146,19 +144,14 @@ def entries(maps, name, runs, letters=None):
 
 def sum_max_ns(maps, stem, key):
     """Key's entries in the maps @STEM_sum_ns and @STEM_max_ns (0 without)."""
-    return (maps.get("@%s_sum_ns" % stem, {}).get(key, 0),
-            maps.get("@%s_max_ns" % stem, {}).get(key, 0))
+    return tuple(maps.get("@%s_%s_ns" % (stem, x), {}).get(key, 0) for x in ("sum", "max"))
 
 
 def pool(maps, stem, found):
     """Count, total ns and max ns over FOUND, entries() of @STEM_ns."""
-    n = tot = mx = 0
-    for key, hist, _ in found:
-        s, m = sum_max_ns(maps, stem, key)
-        n += sum(b["count"] for b in hist)
-        tot += s
-        mx = max(mx, m)
-    return n, tot, mx
+    sm = [sum_max_ns(maps, stem, key) for key, _, _ in found]
+    return (sum(b["count"] for _, hist, _ in found for b in hist),
+            sum(s for s, _ in sm), max([0] + [m for _, m in sm]))
 
 
 def add_us(h, sum_max):
@@ -186,8 +179,7 @@ def wait_stats(maps, run, letters, who=None):
 
 def holder_stats(maps, run, letters):
     """Waits of run in the phases of letters by the hold they waited for
-    (free, refill, other; waits-holder.bt's maps): count, total, max and
-    the log2 histograms' p50 and p99."""
+    (free, refill, other): count, total, max, log2 p50 and p99."""
     out = {}
     for key, hist, rest in entries(maps, "@hwait_ns", (run,), letters):
         who_kind = rest.split(",")
@@ -205,8 +197,7 @@ def holder_stats(maps, run, letters):
 
 
 def tp_holds(maps, run, letters):
-    """The per-hold events of run in the phases of letters, per kind (free,
-    refill): calls, total and max."""
+    """Per-hold events of run in the phases of letters: calls, total, max."""
     out = {}
     for key, n, kind in entries(maps, "@holds", (run,), letters):
         h = out.setdefault(kind, {"calls": 0, "total_us": 0.0, "max_us": 0.0})
