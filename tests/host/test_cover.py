@@ -50,6 +50,11 @@ def result(ok, name):
     print("%sok %d %s" % ("" if ok else "not ", n, name))
 
 
+def put(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
 def run(*args):
     with contextlib.redirect_stdout(io.StringIO()) as out, \
             contextlib.redirect_stderr(io.StringIO()) as err:
@@ -60,10 +65,8 @@ def run(*args):
 print("TAP version 13")
 with tempfile.TemporaryDirectory() as d:
     res, letter = os.path.join(d, "results.json"), os.path.join(d, "cover-letter.txt")
-    with open(res, "w") as f:
-        json.dump(RESULTS, f)
-    with open(letter, "w") as f:
-        f.write(LETTER)
+    put(res, json.dumps(RESULTS))
+    put(letter, LETTER)
 
     rc, _ = run("check", res, letter)
     result(rc == 1, "check fails on a stale render")
@@ -75,21 +78,17 @@ with tempfile.TemporaryDirectory() as d:
            and "stale text" not in text, "render keeps the prose and the markers, replaces the block")
     rc, _ = run("check", res, letter)
     result(rc == 0, "check passes on a fresh render")
-    with open(letter, "w") as f:
-        f.write(text.replace("411987", "411988", 1))
+    put(letter, text.replace("411987", "411988", 1))
     rc, out = run("check", res, letter)
     result(rc == 1 and "411988" in out, "check fails, with a diff, on a figure changed by hand")
-    with open(letter, "w") as f:
-        f.write(text)
-    with open(res, "w") as f:
-        json.dump([dict(RESULTS[0]), dict(RESULTS[1], value=dict(RESULTS[1]["value"], median=400000))], f)
+    put(letter, text)
+    put(res, json.dumps([dict(RESULTS[0]), dict(RESULTS[1], value=dict(RESULTS[1]["value"], median=400000))]))
     rc, _ = run("check", res, letter)
     result(rc == 1, "check fails when the results file changes under a rendered letter")
 
     out_letter = os.path.join(d, "0000-cover-letter.patch")
-    with open(out_letter, "w") as f:
-        f.write("Subject: [PATCH 0/2] *** SUBJECT HERE ***\n\n*** BLURB HERE ***\n\n"
-                "A (2):\n  x\n\n-- \n2.39.5\n")
+    put(out_letter, "Subject: [PATCH 0/2] *** SUBJECT HERE ***\n\n*** BLURB HERE ***\n\n"
+        "A (2):\n  x\n\n-- \n2.39.5\n")
     rc, _ = run("fill", letter, out_letter, "prerequisite-patch-id: 0123abcd")
     sent = open(out_letter).read()
     result(rc == 0 and "[PATCH 0/2] subject: a test\n" in sent and "{{" not in sent
@@ -97,18 +96,15 @@ with tempfile.TemporaryDirectory() as d:
     result("prerequisite-patch-id: 0123abcd\n-- \n" in sent,
            "fill: the prerequisite-patch-id lines go before the signature")
 
-    with open(letter, "w") as f:
-        f.write(LETTER.replace("{{render regression}}", "{{render regresion}}"))
+    put(letter, LETTER.replace("{{render regression}}", "{{render regresion}}"))
     rc, out = run("render", res, letter)
     result(rc == 2 and "unknown table 'regresion'" in out, "an unknown block is an error")
-    with open(letter, "w") as f:
-        f.write(LETTER.replace("stale text\n{{end}}\n", ""))
+    put(letter, LETTER.replace("stale text\n{{end}}\n", ""))
     rc, out = run("render", res, letter)
     result(rc == 2, "a block without {{end}} is an error")
 
     missing = os.path.join(d, "none.json")
-    with open(letter, "w") as f:
-        f.write(LETTER)
+    put(letter, LETTER)
     rc, _ = run("render", missing, letter)
     result(rc == 0 and open(letter).read().count(cover.NO_RESULTS % missing) == 2,
            "no results file: each block says so, in one line")
