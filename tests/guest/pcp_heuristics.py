@@ -123,7 +123,9 @@ def check_boot():
                "read %d" % got)
 
 
-def check_bound(name, events, limit, scale):
+def check_bound(name, events, limit, scale, whole=False):
+    """WHOLE: a transfer is one hold, so one under half the bound above
+    one batch (scale > 0) means the refill was split: a failure, not a skip."""
     counts = [int(f["count"], 0) if e == "bulk_free" else int(f["nr_pages"])
               for _, _, e, f in events
               if e == "bulk_free" or e == REFILL_EVENT and int(f["order"]) == 0]
@@ -133,6 +135,9 @@ def check_bound(name, events, limit, scale):
     big = max(counts)
     if big > limit:
         report(False, name, "asked for %d pages, bound %d" % (big, limit))
+    elif 2 * big < limit and whole and scale > 0:
+        report(False, name, "the largest of %d holds moved %d pages, under half the bound %d: "
+               "a refill split into holds?" % (len(counts), big, limit))
     elif 2 * big < limit:
         report(True, name, skip="the largest of %d transfers was %d, under half the bound %d: could not fail"
                % (len(counts), big, limit))
@@ -151,7 +156,7 @@ def check_refill(default):
         ev = traced(["kmem/" + REFILL_EVENT], lambda: touch(cpu, 64 * MIB + cached))
         check_bound("refill: an order-0 refill moves <= batch << %d = %d pages in one zone->lock hold"
                     % (scale, batch << scale),
-                    ev, batch << scale, scale)
+                    ev, batch << scale, scale, whole=True)
 
 
 def check_drain():
