@@ -21,15 +21,20 @@ bench/guest-run's phases in DIR/raw/KERNEL/ (tcg) and DIR/icount/raw/KERNEL/
   absent without them), "holds_tp" {free|refill: {calls, total_us,
   max_us}} (the per-hold events in the window), "drain_all_pages" {calls,
   total_us, p50_us, p99_us, max_us} (after the drain trigger), "extfrag"
-  (mm_page_alloc_extfrag events over the run), "storm_ms", "probe_cost".
+  (mm_page_alloc_extfrag events over the run), "storm_ms", "probe_cost",
+  "probe_in_holds" {trap_us, body_us, per_wait_us, total_us, share_pct}
+  (what waits.bt's return probe adds to the holds its waiters start; share:
+  of the window's total wait).
 - rows of workload "victim-same-cpu" (storm -w 500 on the storm's CPU):
   "victim_runs" {p50_us|p99_us|p999_us|max_us|sum_ms: {median, runs}},
   "victim" pooled, "storm_ms".
 - rows of workload "cyclictest": "latency" {samples, p50_us, p99_us,
   p999_us, max_us} pooled and "latency_runs" {p99_us|max_us: {median,
   runs}}, "storm_ms".
-- rows of workload "irqsoff" and "preemptoff": "max_us" {median, runs} and
-  "trace" (the path of the traces, each with its stack).
+- rows of workload "irqsoff" and "preemptoff": "max_us" {median, runs},
+  "sections" (per run: the maximum's latency, where it started and ended,
+  its stack's first frames, "allocator": whether a frame is the page
+  allocator's), "allocator_runs" (how many), and "trace" (the file).
 
 Then appends "## Instruments" to DIR/report.md: one row per metric,
 columns unpatched / patched def / k0 / hf-1 (knob 0, high fraction -1),
@@ -40,14 +45,14 @@ from icount where the run has it, waits from tcg.
 import json
 import os
 import re
-import statistics
 import sys
+
+from compare_table import SECTION, compare_table, delta, med
 
 PHASES = {"A": "alone", "F": "fault_in", "E": "exit", "R": "refill", "Q": "quiet", "D": "drain"}
 SCENARIOS = {"exit-storm": ("E", "", "storm", "victim_window"),
              "refill": ("R", ".r", "refill", "victim_refill")}
 WHO = {"v": "victim", "s": "storm", "-": "other"}
-COLUMNS = (("base", "def"), ("patched", "def"), ("patched", "k0"), ("patched", "hf-1"))
 STATS = ("p50_us", "p99_us", "p999_us", "max_us", "sum_ms")
 
 
@@ -65,19 +70,6 @@ def bpf_maps(path):
         if rec.get("type") in ("map", "hist", "lhist", "stats"):
             maps.update(rec["data"])
     return maps
-
-
-def med(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else None
-
-
-def spread_pct(runs):
-    runs = [x for x in runs if x is not None]
-    m = med(runs)
-    if not runs or not m:
-        return None
-    return 100.0 * (max(runs) - min(runs)) / 2 / m
 
 
 def series(xs):
@@ -215,6 +207,30 @@ def drain_stats(maps, label):
             "p99_us_log2": (hist_quantile(b, 0.99) or 0) / 1e3 if n else None}
 
 
+def trap_ns(d):
+    """What one int3 probe costs before its body (bench/guest-run's
+    trap_cost): getppid ns/op with the probe minus without, per pair of
+    runs; {median, runs} or None."""
+    lines = jsonl(os.path.join(d, "waits", "trap.jsonl"))
+    off = [r["value"] for r in lines if r.get("int3") == 0]
+    on = [r["value"] for r in lines if r.get("int3") == 1]
+    return series([b - a for a, b in zip(off, on)]) if on else None
+
+
+def in_holds(maps, run, letter, waits, trap):
+    """What waits.bt adds to the holds its waiters start: per wait the trap
+    (median) plus the return body's own time (@handler_sum_ns), and that
+    times the waits of the window."""
+    n = waits["count"]
+    body = sum(v for _, v, _ in entries(maps, "@handler_sum_ns", (run,), letter))
+    if not n or trap is None or "@handler_sum_ns" not in maps:
+        return None
+    per = (trap["median"] + body / n) / 1e3
+    return {"trap_us": trap["median"] / 1e3, "body_us": body / n / 1e3,
+            "per_wait_us": per, "total_us": per * n,
+            "share_pct": 100.0 * per * n / waits["total_us"] if waits["total_us"] else None}
+
+
 def waits_row(base, d, kernel, label, scenario, timing):
     maps = bpf_maps(os.path.join(d, "waits.json"))
     letter, _, _, vkey = SCENARIOS[scenario]
@@ -230,12 +246,14 @@ def waits_row(base, d, kernel, label, scenario, timing):
            "waits": {name: wait_stats(maps, run, letter, w) for w, name in
                      ((None, "all"), ("v", "victim"), ("s", "storm"), ("-", "other"))},
            "waits_all_phases": wait_stats(maps, run, allp),
+           "probe_in_holds": None,
            "waits_by_holder": holder_stats(maps, run, letter) or None,
            "holds_tp": tp_holds(maps, run, letter) or None,
            "victim_runs": runs_of(rows, vkey),
            "storm_ms": sm,
            "probe_cost": {"storm_ms": sm["median"], "storm_ms_untraced": med(plain),
                           "delta_pct": delta(sm["median"], med(plain))}}
+    row["probe_in_holds"] = in_holds(maps, run, letter, row["waits"]["all"], trap_ns(d))
     if scenario == "exit-storm":
         row["drain_all_pages"] = drain_stats(maps, label)
         row["extfrag"] = sum(n for k, n in maps.get("@extfrag", {}).items()
@@ -246,10 +264,6 @@ def waits_row(base, d, kernel, label, scenario, timing):
         except FileNotFoundError:
             pass
     return row
-
-
-def delta(x, ref):
-    return None if x is None or not ref else 100.0 * (x - ref) / ref
 
 
 def samples(path):
@@ -345,6 +359,37 @@ def rt_row(base, d, kernel, label, scenario, timing):
             "storm_ms": series([r["storm_ms"] for r in rows])}
 
 
+# frames of the page allocator's zone->lock and pcp paths: a tracer's
+# maximum whose stack holds one is the allocator's
+ALLOC_FRAMES = re.compile(r"rmqueue|free_pcppages_bulk|drain_pages|decay_pcp|free_one_page|"
+                          r"free_unref|free_frozen|get_page_from_freelist|__free_pages")
+
+
+def tracer_sections(path):
+    """Per run of a tracer's .trace file: the maximum's latency (us), where
+    it started and ended, and its stack (frames, innermost first)."""
+    runs = []
+    try:
+        f = open(path)
+    except FileNotFoundError:
+        return runs
+    with f:
+        for line in f:
+            if line.startswith("=== "):
+                runs.append({"latency_us": None, "started_at": None, "ended_at": None, "stack": []})
+            elif not runs:
+                continue
+            elif line.startswith("# latency:"):
+                runs[-1]["latency_us"] = float(line.split()[2])
+            elif "=> started at:" in line:
+                runs[-1]["started_at"] = line.split(":", 1)[1].strip()
+            elif "=> ended at:" in line:
+                runs[-1]["ended_at"] = line.split(":", 1)[1].strip()
+            elif line.startswith(" => "):
+                runs[-1]["stack"].append(line[4:].strip())
+    return runs
+
+
 def tracer_rows(base, d, kernel, label, scenario, timing):
     _, suffix, _, _ = SCENARIOS[scenario]
     run = label + suffix
@@ -356,9 +401,17 @@ def tracer_rows(base, d, kernel, label, scenario, timing):
                 mx = [float(x) for x in f.read().split()]
         except FileNotFoundError:
             continue
+        secs = tracer_sections(path[:-4] + ".trace")
         out.append({"base": base, "timing": timing, "kernel": kernel, "setting": label,
                     "scenario": scenario, "workload": tracer, "reps": len(mx),
                     "max_us": series(mx),
+                    "sections": [{"latency_us": x["latency_us"], "started_at": x["started_at"],
+                                  "ended_at": x["ended_at"], "stack": x["stack"][:8],
+                                  "allocator": any(ALLOC_FRAMES.search(fr)
+                                                   for fr in x["stack"] + [x["started_at"] or ""])}
+                                 for x in secs],
+                    "allocator_runs": sum(1 for x in secs if any(
+                        ALLOC_FRAMES.search(fr) for fr in x["stack"] + [x["started_at"] or ""])),
                     "trace": os.path.relpath(path[:-4] + ".trace", os.path.dirname(d))})
     return out
 
@@ -422,144 +475,6 @@ def build_rows(dirname, res):
                             new.append(r)
                     new += tracer_rows(base, d, kernel, label, sc, timing)
     return new
-
-
-# --- the compare table ------------------------------------------------------
-
-def metric_rows(rows):
-    """(metric, timing, getter of (median, runs)) per row of the table."""
-    def g(workload, scenario, *path, runs=True):
-        def get(r):
-            if r.get("workload") != workload or r.get("scenario") != scenario:
-                return None
-            x = r
-            for p in path:
-                x = (x or {}).get(p)
-            if isinstance(x, dict) and "median" in x:
-                return x["median"], x["runs"]
-            return (x, []) if x is not None else None
-        return get
-    out = []
-    for sc, short in (("exit-storm", "exit"), ("refill", "refill")):
-        wl = "exit-storm" if sc == "exit-storm" else "refill"
-        out += [
-            ("%s: storm ms, untraced" % short, "icount", g(wl, sc, "storm_ms")),
-            ("%s: victim(same CPU) p99 us" % short, "icount", g("victim-same-cpu", sc, "victim_runs", "p99_us")),
-            ("%s: victim(same CPU) max us" % short, "icount", g("victim-same-cpu", sc, "victim_runs", "max_us")),
-            ("%s: victim(same CPU) sum ms" % short, "icount", g("victim-same-cpu", sc, "victim_runs", "sum_ms")),
-            ("%s: cyclictest p99 us" % short, "icount", g("cyclictest", sc, "latency_runs", "p99_us")),
-            ("%s: cyclictest max us" % short, "icount", g("cyclictest", sc, "latency_runs", "max_us")),
-            ("%s: cyclictest p99 us" % short, "tcg", g("cyclictest", sc, "latency_runs", "p99_us")),
-            ("%s: cyclictest max us" % short, "tcg", g("cyclictest", sc, "latency_runs", "max_us")),
-            ("%s: victim p99 us, untraced" % short, "tcg", g(wl, sc, "victim_untraced", "p99_us")),
-            ("%s: victim p99.9 us, untraced" % short, "tcg", g(wl, sc, "victim_untraced", "p999_us")),
-            ("%s: victim sum ms, untraced" % short, "tcg", g(wl, sc, "victim_untraced", "sum_ms")),
-            ("%s: victim p99 us, paths.bt" % short, "tcg", g(wl, sc, "victim_traced", "p99_us")),
-            ("%s: zone->lock waits, count" % short, "tcg", g("zone-lock-waits", sc, "waits", "all", "count")),
-            ("%s: zone->lock waits, total us" % short, "tcg", g("zone-lock-waits", sc, "waits", "all", "total_us")),
-            ("%s: zone->lock wait p50 us" % short, "tcg", g("zone-lock-waits", sc, "waits", "all", "p50_us")),
-            ("%s: zone->lock wait p99 us" % short, "tcg", g("zone-lock-waits", sc, "waits", "all", "p99_us")),
-            ("%s: zone->lock wait max us" % short, "tcg", g("zone-lock-waits", sc, "waits", "all", "max_us")),
-            ("%s: victim waits, count" % short, "tcg", g("zone-lock-waits", sc, "waits", "victim", "count")),
-            ("%s: victim waits, total us" % short, "tcg", g("zone-lock-waits", sc, "waits", "victim", "total_us")),
-            ("%s: storm ms under waits.bt" % short, "tcg", g("zone-lock-waits", sc, "storm_ms")),
-            ("%s: waits.bt cost, storm %%" % short, "tcg", g("zone-lock-waits", sc, "probe_cost", "delta_pct")),
-            ("%s: paths.bt cost, storm %%" % short, "tcg", g(wl, sc, "probe_cost", "paths", "delta_pct")),
-            ("%s: irqsoff max us" % short, "tcg", g("irqsoff", sc, "max_us")),
-            ("%s: preemptoff max us" % short, "tcg", g("preemptoff", sc, "max_us")),
-        ]
-    out += [("drain_all_pages calls", "tcg", g("zone-lock-waits", "exit-storm", "drain_all_pages", "calls")),
-            ("drain_all_pages max us", "tcg", g("zone-lock-waits", "exit-storm", "drain_all_pages", "max_us")),
-            ("drain_all_pages total us", "tcg", g("zone-lock-waits", "exit-storm", "drain_all_pages", "total_us")),
-            ("extfrag events", "tcg", g("zone-lock-waits", "exit-storm", "extfrag"))]
-    return out
-
-
-def num(x):
-    if x is None:
-        return "-"
-    if abs(x) >= 100:
-        return "%.0f" % x
-    return "%.2f" % x if abs(x) < 10 else "%.1f" % x
-
-
-def compare_rows(res):
-    table = []
-    for metric, timing, get in metric_rows(res):
-        # the timing the row asks for, else the other one (a tcg-only run)
-        for t in (timing, "icount" if timing == "tcg" else "tcg"):
-            cells = []
-            for kernel, setting in COLUMNS:
-                hit = None
-                for r in res:
-                    if r.get("timing") == t and r.get("kernel") in (kernel, "tracers" if kernel == "patched" else kernel) \
-                            and r.get("setting") == setting:
-                        v = get(r)
-                        if v is not None:
-                            hit = v
-                            break
-                cells.append(hit)
-            if any(c is not None for c in cells):
-                table.append((metric, t, cells))
-                break
-    return table
-
-
-def compare_table(res):
-    rows = compare_rows(res)
-    if not rows:
-        return "(no instrument rows in results.json)\n"
-    head = "%-38s %-6s" % ("metric", "timing")
-    names = ("unpatched", "def", "k0", "hf-1")
-    for n in names:
-        head += " %18s" % n
-    for n in names[1:]:
-        head += " %9s" % ("d% " + n)
-    lines = [head]
-    for metric, t, cells in rows:
-        line = "%-38s %-6s" % (metric, t)
-        for c in cells:
-            if c is None:
-                line += " %18s" % "-"
-            else:
-                sp = spread_pct(c[1])
-                line += " %18s" % ("%s +-%s%%" % (num(c[0]), num(sp)) if sp is not None else num(c[0]))
-        ref = cells[0]
-        for c in cells[1:]:
-            d = None if c is None or ref is None else delta(c[0], ref[0])
-            mark = ""
-            if d is not None:
-                spreads = [s for s in (spread_pct(c[1]), spread_pct(ref[1])) if s is not None]
-                if spreads and abs(d) > max(spreads):
-                    mark = "*"
-            line += " %9s" % ("-" if d is None else "%+.1f%s" % (d, mark))
-        lines.append(line)
-    return "\n".join(lines) + "\n"
-
-
-SECTION = """## Instruments (bench/compare.py)
-
-One row per metric, mmtests compare form: median +-spread (half the range
-of the repetitions over the median; none for a figure pooled over them),
-columns unpatched def, patched def, knob 0 (k0), high fraction -1 (hf-1);
-d%: the change against unpatched, `*` where it exceeds the larger spread.
-Cost and same-CPU latency rows come from icount boots (the storm and the
-timed task on CPU 0, the other vCPU idle) where the run has them, waits
-from tcg (a real second CPU).  Instruments: `victim ... untraced` (no probe
-attached; bench/storm's clock_gettime around each fault); `victim(same
-CPU)` (storm -w 500: a SCHED_FIFO task on the storm's CPU faulting one page
-every 500 us, timed from its deadline); `cyclictest` (rt-tests, SCHED_FIFO
-95, 500 us, on the storm's CPU, no victim); `zone->lock wait`
-(bench/waits.bt: entry to return of queued_spin_lock_slowpath() on a zone
-lock, with 2 vCPUs the pending path, which also spins there; no probe in
-a hold, none on _raw_spin_*; percentiles to 5 us below 1 ms); `waits.bt
-cost` and `paths.bt cost`: the storm's time under that probe against the
-untraced runs; `irqsoff/preemptoff max` (the tracer kernel, bench/run
---tracers); `drain_all_pages` (kprobe/kretprobe on __drain_all_pages after
-the drain trigger: hugetlb pages asked beyond free memory); `extfrag`
-(mm_page_alloc_extfrag events, a count).  Each row of results.json has the
-runs.
-"""
 
 
 def dir_arg(argv, name):

@@ -13,6 +13,9 @@
  *   mmap     mmap + touch one page + munmap of 1 MiB: us/op
  *   build    a build-like load: gcc -O2 -c bench/storm.c (run from the
  *            repository's top folder): ms/op
+ *   sys      getppid(2) in a loop: ns/op.  Not a regression probe: with a
+ *            kprobe on __x64_sys_getppid's ret instruction against none, it
+ *            gives what one int3 probe costs (bench/guest-run's waits phase)
  *
  * -p N runs pf or pf2 in N processes at once, process i bound to CPU
  * i % (online CPUs), as will-it-scale's per-CPU mode does; the figure is the
@@ -39,6 +42,7 @@
 #include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -214,6 +218,18 @@ static void mmap_munmap(long loops, int procs __attribute__((unused)))
 	       (now_ns() - t0) / 1e3 / loops, (now_ns() - t0) / 1e6);
 }
 
+static void sys_getppid(long loops, int procs __attribute__((unused)))
+{
+	uint64_t t0 = now_ns();
+	long i;
+
+	/* syscall(): no libc wrapper may answer it without entering the kernel */
+	for (i = 0; i < loops; i++)
+		syscall(SYS_getppid);
+	printf("{\"probe\": \"sys\", \"unit\": \"ns/op\", \"value\": %.1f, \"wall_ms\": %.1f",
+	       (double)(now_ns() - t0) / loops, (now_ns() - t0) / 1e6);
+}
+
 static void build(long loops, int procs __attribute__((unused)))
 {
 	static const char *src = "bench/storm.c";
@@ -258,6 +274,7 @@ int main(int argc, char **argv)
 		{ "fork", fork_exit, 300, 0 },
 		{ "mmap", mmap_munmap, 20000, 0 },
 		{ "build", build, 3, 0 },
+		{ "sys", sys_getppid, 200000, 0 },
 	};
 	unsigned int i;
 	long loops, procs = 1;
@@ -299,6 +316,6 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "%s: unknown probe '%s'\n", myname, argv[optind]);
 usage:
-	fprintf(stderr, "usage: %s [-p PROCS] pf|pf2|pflat|fork|mmap|build [LOOPS]\n", myname);
+	fprintf(stderr, "usage: %s [-p PROCS] pf|pf2|pflat|fork|mmap|build|sys [LOOPS]\n", myname);
 	return 2;
 }

@@ -26,6 +26,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
 import compare  # noqa: E402
+import compare_table  # noqa: E402
 
 
 def ordered(*xs):
@@ -57,8 +58,8 @@ def instrument_checks(dirname):
               and ordered(med["p50_us"], med["p99_us"], med["p999_us"], med["max_us"])
               and (v.get("storm_ms") or {}).get("median", 0) > 0,
               "untraced victim at def, %s: %s reps, p50/p99/p99.9/max %s us, storm %s ms"
-              % (sc, v.get("reps"), "/".join(compare.num(med[k]) for k in compare.STATS[:4]),
-                 compare.num((v.get("storm_ms") or {}).get("median"))))
+              % (sc, v.get("reps"), "/".join(compare_table.num(med[k]) for k in compare.STATS[:4]),
+                 compare_table.num((v.get("storm_ms") or {}).get("median"))))
 
         w = row("zone-lock-waits", sc)
         if w is None:
@@ -79,18 +80,27 @@ def instrument_checks(dirname):
                 ok = ok and n <= a["count"] * 1.1 + 2
             check(ok, "zone->lock waits at def, %s: %d waits, total %s us, p50/p99/max %s/%s/%s us;"
                   " holds by event %s; by holder %s; storm %s ms (%s%% against untraced)"
-                  % (sc, a["count"], compare.num(a["total_us"]), compare.num(a["p50_us"]),
-                     compare.num(a["p99_us"]), compare.num(a["max_us"]),
+                  % (sc, a["count"], compare_table.num(a["total_us"]), compare_table.num(a["p50_us"]),
+                     compare_table.num(a["p99_us"]), compare_table.num(a["max_us"]),
                      {k: h["calls"] for k, h in (holds or {}).items()} or "-",
                      {k: h["count"] for k, h in (w["waits_by_holder"] or {}).items()} or "-",
-                     compare.num(w["storm_ms"]["median"]),
-                     compare.num(w["probe_cost"]["delta_pct"])))
+                     compare_table.num(w["storm_ms"]["median"]),
+                     compare_table.num(w["probe_cost"]["delta_pct"])))
             if sc == "exit-storm":
+                t = compare.trap_ns(d)
+                pin = w.get("probe_in_holds")
+                check(t is not None and len(t["runs"]) == 5 and t["median"] > 0 and
+                      (a["count"] == 0 or (pin is not None and pin["body_us"] > 0)),
+                      "waits.bt's return probe, per wait in the hold it starts: int3 trap %s ns"
+                      " (getppid with and without, 5 pairs: %s), handler body %s us"
+                      % (compare_table.num((t or {}).get("median")),
+                         " ".join(compare_table.num(x) for x in (t or {}).get("runs", [])),
+                         compare_table.num((pin or {}).get("body_us"))))
                 dr = w["drain_all_pages"]
                 check(dr["calls"] >= 1 and (dr["max_us"] or 0) > 0,
                       "drain_all_pages() timed after the drain trigger at def: %d calls, max %s us,"
                       " hugetlb pages got %s; extfrag events %s"
-                      % (dr["calls"], compare.num(dr["max_us"]),
+                      % (dr["calls"], compare_table.num(dr["max_us"]),
                          w.get("drain_trigger_hugepages"), w.get("extfrag")))
 
         c = row("cyclictest", sc)
@@ -98,15 +108,15 @@ def instrument_checks(dirname):
         check(c is not None and lat.get("samples", 0) > 0 and
               0 < (lat.get("p99_us") or 0) <= (lat.get("max_us") or 0),
               "cyclictest on the storm's CPU at def, %s: %s samples, p99 %s us, max %s us"
-              % (sc, lat.get("samples"), compare.num(lat.get("p99_us")),
-                 compare.num(lat.get("max_us"))))
+              % (sc, lat.get("samples"), compare_table.num(lat.get("p99_us")),
+                 compare_table.num(lat.get("max_us"))))
 
         s = row("victim-same-cpu", sc)
         p = (s or {}).get("victim", {})
         check(s is not None and p.get("samples", 0) > 0 and
               ordered(p.get("p50_us"), p.get("p99_us"), p.get("p999_us"), p.get("max_us")),
               "periodic victim on the storm's CPU at def, %s: %s samples, p99 %s us, max %s us"
-              % (sc, p.get("samples"), compare.num(p.get("p99_us")), compare.num(p.get("max_us"))))
+              % (sc, p.get("samples"), compare_table.num(p.get("p99_us")), compare_table.num(p.get("max_us"))))
 
     tr = [r for r in rows if r["workload"] in ("irqsoff", "preemptoff")]
     if tr:
@@ -114,7 +124,7 @@ def instrument_checks(dirname):
                  os.path.exists(os.path.join(raw, r["trace"])) for r in tr)
         check(ok, "irqsoff/preemptoff maxima: %s"
               % ", ".join("%s %s %s %s us" % (r["workload"], r["setting"], r["scenario"],
-                                             compare.num(r["max_us"]["median"])) for r in tr))
+                                             compare_table.num(r["max_us"]["median"])) for r in tr))
     else:
         print("ok - smoke: irqsoff/preemptoff maxima # SKIP no tracers kernel "
               "(make kernel VARIANT=tracers; bench/run boots it when it exists)")
