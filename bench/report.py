@@ -170,7 +170,7 @@ def report(dirname):
           "## Refills by hold (docs/experiments/chunked-refill.patch)\n",
           "```\n" + chunked_verdict(res) + "\n```\n",
           "## Histograms\n",
-          "How to read them: bench/pcp_example.txt. Holds are pooled over the run's phases.\n"]
+          "How to read them: bench/paths_example.txt. Holds are pooled over the run's phases.\n"]
     for c in cases:
         md.append("### %s %s, %s\n" % (c["kernel"], c["setting"], c["scenario"]))
         for p in PATHS:

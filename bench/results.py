@@ -3,8 +3,9 @@
 DIR/raw/KERNEL/ holds storm-{plain,traced}.jsonl and refill-{plain,traced}.jsonl
 (one line per run of bench/storm, with "settings": the sysctls the guest
 read back; the refill scenario's runs are labelled SETTING.r), paths.json,
-paths-tp.json and pcp-tp.json (bench/paths.bt, bench/paths-tp.bt,
-bench/pcp-tp.bt, bpftrace -f json; old runs: pcp.json),
+paths-tp.json (bench/paths.bt, bench/paths-tp.bt, bpftrace -f json; runs
+before 2026-12-02 may have pcp.json and pcp-tp.json, from scripts since
+removed),
 {plain,traced}/LABEL.{alone,fault,window,refill} (victim fault times in ns),
 env.txt (uname -r on its second line) and micro.jsonl.  DIR/icount/raw/KERNEL/
 holds the same from the instruction-counted boots (scripts/vm --icount:
