@@ -47,7 +47,7 @@ import os
 import re
 import sys
 
-from compare_table import SECTION, compare_table, delta, med
+from compare_table import SECTION, SECTIONS_TEXT, compare_table, delta, med, sections_table
 
 PHASES = {"A": "alone", "F": "fault_in", "E": "exit", "R": "refill", "Q": "quiet", "D": "drain"}
 SCENARIOS = {"exit-storm": ("E", "", "storm", "victim_window"),
@@ -507,6 +507,9 @@ def main(argv):
         body = body.split("\n" + SECTION.splitlines()[0] + "\n")[0]
         with open(md, "w") as f:
             f.write(body.rstrip("\n") + "\n\n" + SECTION + "\n```\n" + text + "```\n")
+            secs = sections_table(res)
+            if secs:
+                f.write("\n" + SECTIONS_TEXT + "\n```\n" + secs + "```\n")
     print(text, end="")
     return 0
 

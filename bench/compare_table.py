@@ -73,9 +73,9 @@ def metric_rows(rows):
             ("%s: irqsoff max us" % short, "tcg", g("irqsoff", sc, "max_us")),
             ("%s: preemptoff max us" % short, "tcg", g("preemptoff", sc, "max_us")),
             ("%s: irqsoff max us" % short, "icount", g("irqsoff", sc, "max_us")),
-            ("%s: irqsoff max in allocator, runs" % short, "icount", g("irqsoff", sc, "allocator_runs")),
+            ("%s: irqsoff max, allocator runs" % short, "icount", g("irqsoff", sc, "allocator_runs")),
             ("%s: preemptoff max us" % short, "icount", g("preemptoff", sc, "max_us")),
-            ("%s: preemptoff max in allocator, runs" % short, "icount",
+            ("%s: preemptoff max, allocator runs" % short, "icount",
              g("preemptoff", sc, "allocator_runs")),
         ]
     out += [("drain_all_pages calls", "tcg", g("zone-lock-waits", "exit-storm", "drain_all_pages", "calls")),
@@ -147,6 +147,39 @@ def compare_table(res):
             line += " %9s" % ("-" if d is None else "%+.1f%s" % (d, mark))
         lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+def sections_table(res, timing="icount"):
+    """The tracers' longest sections at every setting of the tracer kernel
+    (icount: one vCPU), per scenario: median and range of the maxima, how
+    many runs' maximum was the page allocator's, and where the longest one
+    started with its first frames."""
+    rows = [r for r in res if r.get("workload") in ("irqsoff", "preemptoff")
+            and r.get("timing") == timing]
+    if not rows:
+        return ""
+    lines = ["%-8s %-10s %-10s %10s %14s %6s  %s" % ("setting", "scenario", "tracer", "max us",
+                                                   "range", "alloc", "the longest: started at <- stack")]
+    for r in rows:
+        runs = r["max_us"]["runs"]
+        top = max(r.get("sections") or [{}], key=lambda x: x.get("latency_us") or 0)
+        where = "%s <- %s" % (top.get("started_at"), " <- ".join(top.get("stack", [])[:3])) \
+            if top else "-"
+        lines.append("%-8s %-10s %-10s %10s %14s %3d/%-2d  %s" % (
+            r["setting"], r["scenario"], r["workload"], num(r["max_us"]["median"]),
+            "%s-%s" % (num(min(runs)), num(max(runs))) if runs else "-",
+            r.get("allocator_runs", 0), len(runs), where))
+    return "\n".join(lines) + "\n"
+
+
+SECTIONS_TEXT = """### The longest irqs-off and preempt-off sections, one vCPU (icount)
+
+The tracer kernel booted under icount with one vCPU: no host scheduling
+stretches a section and no second vCPU's turns count inside it, so each
+maximum is what that CPU's own section cost, in instructions (1 ns each).
+`alloc`: runs whose maximum had a page-allocator frame (rmqueue,
+free_pcppages_bulk, drain, decay, ...) in its stack, of all runs.
+"""
 
 
 SECTION = """## Instruments (bench/compare.py)
