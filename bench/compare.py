@@ -22,9 +22,10 @@ bench/guest-run's phases in DIR/raw/KERNEL/ (tcg) and DIR/icount/raw/KERNEL/
   max_us}} (the per-hold events in the window), "drain_all_pages" {calls,
   total_us, p50_us, p99_us, max_us} (after the drain trigger), "extfrag"
   (mm_page_alloc_extfrag events over the run), "storm_ms", "probe_cost",
-  "probe_in_holds" {trap_us, body_us, per_wait_us, total_us, share_pct}
-  (what waits.bt's return probe adds to the holds its waiters start; share:
-  of the window's total wait).
+  "probe_in_holds" {trap_us, body_p50_us, body_mean_us, per_wait_us,
+  total_us, of_total_wait_pct} (what waits.bt's return probe adds to the
+  holds its waiters start: per wait trap + median body; total: trap x waits
+  + the bodies' sum; against the window's total wait, may exceed 100).
 - rows of workload "victim-same-cpu" (storm -w 500 on the storm's CPU):
   "victim_runs" {p50_us|p99_us|p999_us|max_us|sum_ms: {median, runs}},
   "victim" pooled, "storm_ms".
@@ -57,11 +58,21 @@ STATS = ("p50_us", "p99_us", "p999_us", "max_us", "sum_ms")
 
 
 def jsonl(path):
+    """The JSON lines of PATH ([] without the file); a line that does not
+    parse (a run cut short) is skipped, not fatal."""
+    out = []
     try:
         with open(path) as f:
-            return [json.loads(line) for line in f if line.strip().startswith("{")]
+            for line in f:
+                if line.strip().startswith("{"):
+                    try:
+                        out.append(json.loads(line))
+                    except ValueError:
+                        print("compare.py: %s: skipped a line that is not JSON" % path,
+                              file=sys.stderr)
     except FileNotFoundError:
-        return []
+        pass
+    return out
 
 
 def bpf_maps(path):
@@ -214,21 +225,27 @@ def trap_ns(d):
     lines = jsonl(os.path.join(d, "waits", "trap.jsonl"))
     off = [r["value"] for r in lines if r.get("int3") == 0]
     on = [r["value"] for r in lines if r.get("int3") == 1]
-    return series([b - a for a, b in zip(off, on)]) if on else None
+    return series([b - a for a, b in zip(off, on)]) if off and on else None
 
 
 def in_holds(maps, run, letter, waits, trap):
-    """What waits.bt adds to the holds its waiters start: per wait the trap
-    (median) plus the return body's own time (@handler_sum_ns), and that
-    times the waits of the window."""
+    """What waits.bt adds to the holds its waiters start.  Per wait: the
+    trap (median of the pairs) plus the return body's median (log2 bucket,
+    upper bound); in the window: trap x waits plus the bodies' sum (which
+    holds the program's first, cold run when the window has it), and that
+    against the window's total wait (can exceed 100: time added to holds
+    against time spent waiting)."""
     n = waits["count"]
-    body = sum(v for _, v, _ in entries(maps, "@handler_sum_ns", (run,), letter))
-    if not n or trap is None or "@handler_sum_ns" not in maps:
+    found = list(entries(maps, "@handler_ns", (run,), letter))
+    if not n or trap is None or not found:
         return None
-    per = (trap["median"] + body / n) / 1e3
-    return {"trap_us": trap["median"] / 1e3, "body_us": body / n / 1e3,
-            "per_wait_us": per, "total_us": per * n,
-            "share_pct": 100.0 * per * n / waits["total_us"] if waits["total_us"] else None}
+    body = sum(v for _, v, _ in entries(maps, "@handler_sum_ns", (run,), letter))
+    p50 = hist_quantile([b for _, h, _ in found for b in h], 0.5) or 0
+    total = (trap["median"] * n + body) / 1e3
+    return {"trap_us": trap["median"] / 1e3, "body_p50_us": p50 / 1e3,
+            "body_mean_us": body / n / 1e3, "per_wait_us": (trap["median"] + p50) / 1e3,
+            "total_us": total,
+            "of_total_wait_pct": 100.0 * total / waits["total_us"] if waits["total_us"] else None}
 
 
 def waits_row(base, d, kernel, label, scenario, timing):
@@ -360,9 +377,20 @@ def rt_row(base, d, kernel, label, scenario, timing):
 
 
 # frames of the page allocator's zone->lock and pcp paths: a tracer's
-# maximum whose stack holds one is the allocator's
+# maximum is the allocator's when one is among the frames of the section's
+# own context, i.e. before the first interrupt or exception entry (asm_*):
+# below that is the interrupted code, not the section
 ALLOC_FRAMES = re.compile(r"rmqueue|free_pcppages_bulk|drain_pages|decay_pcp|free_one_page|"
                           r"free_unref|free_frozen|get_page_from_freelist|__free_pages")
+
+
+def in_allocator(section):
+    own = [section["started_at"] or ""]
+    for fr in section["stack"]:
+        if fr.startswith("asm_"):
+            break
+        own.append(fr)
+    return any(ALLOC_FRAMES.search(fr) for fr in own)
 
 
 def tracer_sections(path):
@@ -391,6 +419,11 @@ def tracer_sections(path):
 
 
 def tracer_rows(base, d, kernel, label, scenario, timing):
+    """irqsoff and preemptoff rows; "trace" relative to the run's folder
+    (DIR/raw/tracers/... or DIR/icount/raw/tracers/...)."""
+    top = os.path.dirname(os.path.dirname(d))
+    if os.path.basename(top) == "icount":
+        top = os.path.dirname(top)
     _, suffix, _, _ = SCENARIOS[scenario]
     run = label + suffix
     out = []
@@ -407,12 +440,9 @@ def tracer_rows(base, d, kernel, label, scenario, timing):
                     "max_us": series(mx),
                     "sections": [{"latency_us": x["latency_us"], "started_at": x["started_at"],
                                   "ended_at": x["ended_at"], "stack": x["stack"][:8],
-                                  "allocator": any(ALLOC_FRAMES.search(fr)
-                                                   for fr in x["stack"] + [x["started_at"] or ""])}
-                                 for x in secs],
-                    "allocator_runs": sum(1 for x in secs if any(
-                        ALLOC_FRAMES.search(fr) for fr in x["stack"] + [x["started_at"] or ""])),
-                    "trace": os.path.relpath(path[:-4] + ".trace", os.path.dirname(d))})
+                                  "allocator": in_allocator(x)} for x in secs],
+                    "allocator_runs": sum(1 for x in secs if in_allocator(x)),
+                    "trace": os.path.relpath(path[:-4] + ".trace", top)})
     return out
 
 

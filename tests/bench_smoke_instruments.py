@@ -90,12 +90,12 @@ def instrument_checks(dirname):
                 t = compare.trap_ns(d)
                 pin = w.get("probe_in_holds")
                 check(t is not None and len(t["runs"]) == 5 and t["median"] > 0 and
-                      (a["count"] == 0 or (pin is not None and pin["body_us"] > 0)),
+                      (a["count"] == 0 or (pin is not None and pin["body_p50_us"] > 0)),
                       "waits.bt's return probe, per wait in the hold it starts: int3 trap %s ns"
-                      " (getppid with and without, 5 pairs: %s), handler body %s us"
+                      " (getppid with and without, 5 pairs: %s), handler body p50 %s us"
                       % (compare_table.num((t or {}).get("median")),
                          " ".join(compare_table.num(x) for x in (t or {}).get("runs", [])),
-                         compare_table.num((pin or {}).get("body_us"))))
+                         compare_table.num((pin or {}).get("body_p50_us"))))
                 dr = w["drain_all_pages"]
                 check(dr["calls"] >= 1 and (dr["max_us"] or 0) > 0,
                       "drain_all_pages() timed after the drain trigger at def: %d calls, max %s us,"
@@ -121,7 +121,7 @@ def instrument_checks(dirname):
     tr = [r for r in rows if r["workload"] in ("irqsoff", "preemptoff")]
     if tr:
         ok = all((r["max_us"]["median"] or 0) > 0 and
-                 os.path.exists(os.path.join(raw, r["trace"])) for r in tr)
+                 os.path.exists(os.path.join(dirname, r["trace"])) for r in tr)
         check(ok, "irqsoff/preemptoff maxima: %s"
               % ", ".join("%s %s %s %s us" % (r["workload"], r["setting"], r["scenario"],
                                              compare_table.num(r["max_us"]["median"])) for r in tr))
