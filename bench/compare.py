@@ -231,15 +231,17 @@ def trap_ns(d):
 def in_holds(maps, run, letter, waits, trap):
     """What waits.bt adds to the holds its waiters start.  Per wait: the
     trap (median of the pairs) plus the return body's median (log2 bucket,
-    upper bound); in the window: trap x waits plus the bodies' sum (which
-    holds the program's first, cold run when the window has it), and that
+    upper bound); in the window: trap x waits plus the bodies' sum, the
+    program's first, cold run (@handler_first_ns) too when the window has
+    it, and that
     against the window's total wait (can exceed 100: time added to holds
     against time spent waiting)."""
     n = waits["count"]
     found = list(entries(maps, "@handler_ns", (run,), letter))
     if not n or trap is None or not found:
         return None
-    body = sum(v for _, v, _ in entries(maps, "@handler_sum_ns", (run,), letter))
+    body = sum(v for _, v, _ in entries(maps, "@handler_sum_ns", (run,), letter)) + \
+        sum(v for _, v, _ in entries(maps, "@handler_first_ns", (run,), letter))
     p50 = hist_quantile([b for _, h, _ in found for b in h], 0.5) or 0
     total = (trap["median"] * n + body) / 1e3
     return {"trap_us": trap["median"] / 1e3, "body_p50_us": p50 / 1e3,
