@@ -75,11 +75,31 @@ def jsonl(path):
     return out
 
 
+# waits.bt's return handler keys its maps by integers (phase number, who):
+# back to "PHASE:LABEL[,v|s|-]" with its @phase_name
+INT_KEYED = ("@wait_ns", "@wait_sum_ns", "@wait_max_ns", "@wait_fine_us", "@wait_coarse_us",
+             "@handler_ns", "@handler_sum_ns", "@handler_first_ns")
+WHO_NUM = {"1": "v", "2": "s", "0": "-"}
+
+
 def bpf_maps(path):
     maps = {}
     for rec in jsonl(path):
         if rec.get("type") in ("map", "hist", "lhist", "stats"):
             maps.update(rec["data"])
+    names = maps.get("@phase_name")
+    if names:
+        for m in INT_KEYED:
+            if m not in maps:
+                continue
+            out = {}
+            for key, val in maps[m].items():
+                parts = key.split(",")
+                parts[0] = names.get(parts[0], parts[0])
+                if len(parts) > 1:
+                    parts[1] = WHO_NUM.get(parts[1], parts[1])
+                out[",".join(parts)] = val
+            maps[m] = out
     return maps
 
 
