@@ -336,29 +336,33 @@ def solo1_row(base, d, kernel, label, scenario, timing):
             "storm_ms": series([r["storm_ms"] for r in rows])}
 
 
+def text_lines(path):
+    """The lines of PATH, [] without the file."""
+    try:
+        with open(path) as f:
+            return f.readlines()
+    except FileNotFoundError:
+        return []
+
+
 def cyclictest_hist(path):
     """cyclictest -h output, possibly several runs appended: per run the
     sorted bucket counts (1 us) plus overflows, and its max."""
     runs, cur = [], None
-    try:
-        f = open(path)
-    except FileNotFoundError:
-        return runs
-    with f:
-        for line in f:
-            m = re.match(r"^(\d+)\s+(\d+)", line)
-            if m:
-                if cur is None:
-                    cur = {"b": {}, "max": None, "over": 0}
-                    runs.append(cur)
-                if int(m.group(2)):
-                    cur["b"][int(m.group(1))] = int(m.group(2))
-            elif cur is not None and line.startswith("# Max Latencies:"):
-                cur["max"] = int(line.split(":")[1].split()[0])
-            elif cur is not None and line.startswith("# Histogram Overflows:"):
-                cur["over"] = int(line.split(":")[1].split()[0])
-            elif cur is not None and line.startswith("# Thread 0:"):
-                cur = None
+    for line in text_lines(path):
+        m = re.match(r"^(\d+)\s+(\d+)", line)
+        if m:
+            if cur is None:
+                cur = {"b": {}, "max": None, "over": 0}
+                runs.append(cur)
+            if int(m.group(2)):
+                cur["b"][int(m.group(1))] = int(m.group(2))
+        elif cur is not None and line.startswith("# Max Latencies:"):
+            cur["max"] = int(line.split(":")[1].split()[0])
+        elif cur is not None and line.startswith("# Histogram Overflows:"):
+            cur["over"] = int(line.split(":")[1].split()[0])
+        elif cur is not None and line.startswith("# Thread 0:"):
+            cur = None
     return runs
 
 
@@ -419,24 +423,19 @@ def tracer_sections(path):
     """Per run of a tracer's .trace file: the maximum's latency (us), where
     it started and ended, and its stack (frames, innermost first)."""
     runs = []
-    try:
-        f = open(path)
-    except FileNotFoundError:
-        return runs
-    with f:
-        for line in f:
-            if line.startswith("=== "):
-                runs.append({"latency_us": None, "started_at": None, "ended_at": None, "stack": []})
-            elif not runs:
-                continue
-            elif line.startswith("# latency:"):
-                runs[-1]["latency_us"] = float(line.split()[2])
-            elif "=> started at:" in line:
-                runs[-1]["started_at"] = line.split(":", 1)[1].strip()
-            elif "=> ended at:" in line:
-                runs[-1]["ended_at"] = line.split(":", 1)[1].strip()
-            elif line.startswith(" => "):
-                runs[-1]["stack"].append(line[4:].strip())
+    for line in text_lines(path):
+        if line.startswith("=== "):
+            runs.append({"latency_us": None, "started_at": None, "ended_at": None, "stack": []})
+        elif not runs:
+            continue
+        elif line.startswith("# latency:"):
+            runs[-1]["latency_us"] = float(line.split()[2])
+        elif "=> started at:" in line:
+            runs[-1]["started_at"] = line.split(":", 1)[1].strip()
+        elif "=> ended at:" in line:
+            runs[-1]["ended_at"] = line.split(":", 1)[1].strip()
+        elif line.startswith(" => "):
+            runs[-1]["stack"].append(line[4:].strip())
     return runs
 
 
