@@ -12,6 +12,7 @@ Prints one "ok - ..."/"not ok - ..." line per check; exit 1 on any failure.
 """
 import ctypes
 import errno
+import gzip
 import os
 import sys
 
@@ -54,6 +55,7 @@ SCALE_CASES = COMMON + [
     (b"7", EINVAL), (b"7\n", EINVAL), (b"-1", EINVAL), (b"100", EINVAL),
     (b"0x7", EINVAL), (b"07", EINVAL), (b"-0x1", EINVAL),
     (b"2\n", ("value", 2)), (b" 2", ("value", 2)), (b"\t6\n", ("value", 6)),
+    (b"6", ("value", 6)),
     (b"0x3", ("value", 3)), (b"04", ("value", 4)), (b"-0", ("value", 0)),
     (b"5 \n\n", ("value", 5)), (b"1\t", ("value", 1)),
 ]
@@ -64,6 +66,29 @@ FRAC_CASES = COMMON + [
     (b"010", ("value", 8)), (b"0x10", ("value", 16)), (b"0\n", ("value", 0)),
     (b"-0", ("value", 0)), (b"2147483647", ("value", 2147483647)),
 ]
+
+def kconfig_scale():
+    """CONFIG_PCP_BATCH_SCALE_MAX of the running kernel (the guest configs
+    have IKCONFIG_PROC), or None."""
+    try:
+        with gzip.open("/proc/config.gz", "rt") as f:
+            for line in f:
+                if line.startswith("CONFIG_PCP_BATCH_SCALE_MAX="):
+                    return int(line.split("=", 1)[1])
+    except OSError:
+        pass
+    return None
+
+
+def scale_cases(limit):
+    """SCALE_CASES for a kernel built with CONFIG_PCP_BATCH_SCALE_MAX=limit:
+    the sysctl only lowers it, so a value above it is refused; the value
+    just above it, and the limit itself, are tried whatever it is."""
+    cases = [(data, EINVAL if outcome[1:] and outcome[1] is not None and outcome[1] > limit
+              else outcome) if isinstance(outcome, tuple) else (data, outcome)
+             for data, outcome in SCALE_CASES]
+    return cases + [(b"%d\n" % (limit + 1), EINVAL), (b"%d" % limit, ("value", limit))]
+
 
 def write(path, data, offset=0):
     """The write(2) outcome: bytes taken, or -errno (of open(2) or write(2))."""
@@ -191,10 +216,16 @@ def main():
     if not can_run():
         return 4
     saved = (read(SCALE), read(FRAC))
+    limit = kconfig_scale()
+    report(limit is not None, "CONFIG_PCP_BATCH_SCALE_MAX read from /proc/config.gz: %s" % limit,
+           "the guest kernel lacks IKCONFIG_PROC or the option")
+    if limit is None:
+        return status()
+    cases = scale_cases(limit)
     try:
         # -1 pins every CPU's high: zoneinfo must then stay exactly put.
         write(FRAC, b"-1\n")
-        run_cases(SCALE, SCALE_CASES, 3)
+        run_cases(SCALE, cases, min(3, limit))
         write(SCALE, b"%d\n" % saved[0])
         run_cases(FRAC, FRAC_CASES, -1)
         write(FRAC, b"-1\n")
@@ -210,7 +241,7 @@ def main():
         write(SCALE, b"%d\n" % saved[0])
         write(FRAC, b"%d\n" % saved[1])
     print("# %d inputs to pcp_batch_scale_max, %d to percpu_pagelist_high_fraction"
-          % (len(SCALE_CASES) + 2, len(FRAC_CASES) + 2))
+          % (len(cases) + 2, len(FRAC_CASES) + 2))
     return status()
 
 

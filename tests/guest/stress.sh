@@ -1,7 +1,7 @@
 #!/bin/bash
 # stress.sh - run in a guest: stress-ng's vm, fault and mmap stressors
 # for SECONDS at each of three pcp settings (the smallest bound with the
-# minimum high, the Kconfig default, the largest bound); prints one KTAP
+# minimum high, knob 2, the Kconfig default: the largest bound); prints one KTAP
 # ok/not ok line per setting (scripts/lib.sh's ktap_result).  Splats are
 # the host's to catch (scripts/vm --fail-on-warn).
 #
@@ -13,7 +13,7 @@ set -eu
 . "$top/scripts/settings.sh"
 secs=${1:?usage: stress.sh SECONDS}
 fail=0
-for setting in hf-1k0 def k6; do
+for setting in hf-1k0 k2 def; do
 	setting_apply "$setting"
 	set -- "$(cat /proc/sys/vm/pcp_batch_scale_max)" "$(cat /proc/sys/vm/percpu_pagelist_high_fraction)"
 	rc=0
