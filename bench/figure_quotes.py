@@ -1,0 +1,38 @@
+"""figure_quotes - where the texts quote figures (read by bench/figures.py).
+
+QUOTES: (file pattern, sentence): the sentence, with {NAME} where a figure
+of bench/figures.py goes, must be in every file the pattern matches (after
+collapsing whitespace; a patch's commit message only).
+CONSTS: (file pattern, literal, why): numbers with a unit that are no
+measurement of ours: parameters of a load, figures cited from elsewhere,
+code constants.
+SCANNED: the texts a reader gets; EXEMPT: those left out, and why.
+"""
+SCANNED = ["README.md", "docs/*.md", "docs/experiments/*.md", "patches/*.txt",
+           "patches/*.patch", "patches/*.md", "patches/6.12/*.txt", "patches/6.12/*.patch"]
+
+EXEMPT = {
+    "docs/check-times.md": "how long make check takes: the harness's own timings, from its "
+                           "logs, no measurement of a kernel",
+    "docs/model.md": "the paper model's parameters (bench/model_sim.py), no measurement; its "
+                     "measured anchors are in docs/results/7.3.md",
+}
+
+P4 = "patches/0004-*.patch"
+
+CONSTS = [
+    (P4, "faulting one page every 500 us", "the RT task's period, a parameter of the load"),
+    (P4, "went above 60 us", "the threshold of rt_exit_outliers"),
+    (P4, "about 14 minutes at 5 against 10", "Claudiu Beznea's bonnie++ figures, cited from his RFC"),
+]
+
+QUOTES = [
+    (P4, "{knob_vs_fraction}"),
+    (P4, "rmqueue_bulk()'s hold in every run ({irq_holders_def}); at knob 1 it is a refill "
+         "or a pcp free ({irq_holders_k1}), at 0 a 63-page free ({irq_holders_k0})"),
+    (P4, "The RT task's worst fault was {rt_refill_unpatched} us unpatched in the refill load, "
+         "{rt_exit_unpatched} us in the exit storm; in the exit storm some runs went above 60 us "
+         "({rt_exit_outliers})"),
+    (P4, "the refill load took {tcg_refill_k0} ms at knob 0 against {tcg_refill_def} ms at the "
+         "default and {tcg_refill_hf} ms at fraction -1"),
+]

@@ -1,0 +1,447 @@
+#!/usr/bin/python3
+"""figures - one path from the committed results to every figure a reader gets.
+
+Usage: bench/figures.py check [--root DIR]
+       bench/figures.py show [NAME...]
+       bench/figures.py runs-md [--check] [--root DIR]
+
+The texts (README.md, docs/, the changelogs and cover letters in patches/)
+quote measured figures as plain text.  Each quote is listed in QUOTES
+(bench/figure_quotes.py): the file, and the sentence with {NAME} where a
+figure goes; each NAME is computed here from a committed results file
+(docs/results/*.json), ranges over ALL its runs.
+
+check fails (status 1, one line per problem) when
+  - a quote, filled in from the results, is not in its file (a figure
+    edited by hand, a stale text after a new run, a reworded sentence);
+  - a number with a unit of measure (ns, us, ms, %, x, pages/s, ...) in a
+    scanned file is covered by no quote and by no CONSTS entry (a figure
+    typed in);
+  - a results file or a field a figure needs is missing;
+  - docs/results/NAME.md differs from what runs-md renders from NAME.json.
+Nothing is skipped silently: every scanned file is checked, and EXEMPT names
+each file left out with its reason.
+
+show prints every figure with its value (what to paste into a text).
+runs-md writes docs/results/NAME.md, every run of NAME.json as tables
+(bench/runs_md.py); --check compares instead of writing.
+
+Exit status: 0 clean, 1 a problem found, 2 usage.
+"""
+import fnmatch
+import glob
+import json
+import os
+import re
+import statistics
+import sys
+
+import runs_md
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# The committed results files, by the label the texts use for them.
+SOURCES = {
+    "P": ["7.3.json"],
+    "F": ["2026-12-02-tcg-short-series.json", "2026-12-02-icount-short-series.json"],
+    "L": ["2026-12-02-tcg-waits-light-probe.json"],
+    "Q": ["2026-12-02-tcg-quiet-chunked-refill.json"],
+    "S612": ["2026-12-02-6.12-tcg-short-series.json"],
+}
+
+
+class Missing(Exception):
+    pass
+
+
+class Results:
+    def __init__(self, root):
+        self.root = root
+        self.cache = {}
+
+    def rows(self, src, **kw):
+        if src not in self.cache:
+            rows = []
+            for name in SOURCES[src]:
+                path = os.path.join(self.root, "docs", "results", name)
+                try:
+                    with open(path) as f:
+                        rows += json.load(f)
+                except (OSError, ValueError) as e:
+                    raise Missing("%s: %s" % (path, e))
+            self.cache[src] = rows
+        out = [r for r in self.cache[src] if all(r.get(k) == v for k, v in kw.items())]
+        if not out:
+            raise Missing("%s has no row with %s" % (src, kw))
+        return out
+
+    def one(self, src, **kw):
+        rs = self.rows(src, **kw)
+        if len(rs) != 1:
+            raise Missing("%s has %d rows with %s, not one" % (src, len(rs), kw))
+        return rs[0]
+
+
+def get(row, *path):
+    v = runs_md.get(row, *path)
+    if v is None:
+        raise Missing("no %s in the row %s/%s/%s/%s" % (".".join(path), row.get("workload"),
+                      row.get("timing"), row.get("kernel"), row.get("setting")))
+    return v
+
+
+def fmt(x, nd=0):
+    return "%.*f" % (nd, x)
+
+
+def rng(values, nd=0):
+    """'a-b', the range of every value given; 'a' when both ends print alike."""
+    lo, hi = fmt(min(values), nd), fmt(max(values), nd)
+    return lo if lo == hi else "%s-%s" % (lo, hi)
+
+
+def pct(new, old, nd=1):
+    return "%+.*f%%" % (nd, 100.0 * (new - old) / old)
+
+
+# ---- the figures ------------------------------------------------------------
+FIGS = {}
+
+
+def fig(fn):
+    FIGS[fn.__name__] = fn
+    return fn
+
+
+def _tracer_runs(R, setting, kind="irqsoff"):
+    """Every run's longest section, both scenarios (icount, one vCPU)."""
+    runs = []
+    for r in R.rows("P", workload=kind, timing="icount", kernel="tracers", setting=setting):
+        runs += get(r, "max_us", "runs")
+    return runs
+
+
+def _holders(R, setting, kind="irqsoff"):
+    held = []
+    for r in R.rows("P", workload=kind, timing="icount", kernel="tracers", setting=setting):
+        held += [runs_md.holder(s) for s in r.get("sections") or []]
+    return held
+
+
+def _rt(R, scenario, kernel, setting):
+    return get(R.one("P", workload="victim-same-cpu", scenario=scenario, kernel=kernel,
+                     setting=setting), "victim_runs", "max_us", "runs")
+
+
+def _storm(R, workload, timing, kernel, setting):
+    return get(R.one("P", workload=workload, timing=timing, kernel=kernel, setting=setting),
+               "storm_ms")
+
+
+def _pf1(R, setting):
+    return get(R.one("P", workload="micro-sweep:pf", kernel="patched", setting=setting), "value")
+
+
+KVF = ["def", "k4", "k3", "k2", "k1", "k0", "hf-1", "hf-1k0"]
+KVF_NAMES = {"def": "default (5)", "k4": "knob 4", "k3": "knob 3", "k2": "knob 2",
+             "k1": "knob 1", "k0": "knob 0", "hf-1": "fraction -1",
+             "hf-1k0": "frac. -1, knob 0"}
+
+
+@fig
+def knob_vs_fraction(R):
+    """The knob against the fraction, one kernel, one run (P): the latency
+    bound and the cost of every setting, ranges over every run."""
+    def med(workload, s):
+        return statistics.median(_storm(R, workload, "icount", "patched", s)["runs"])
+    e0, r0, p0 = med("exit-storm", "def"), med("refill", "def"), _pf1(R, "def")["median"]
+    row = "%-17s %-8s %-8s %-8s %-7s %-8s %s"
+    lines = ["%-17s %-8s %-16s %s" % ("", "irqs off", "RT worst fault", "cost against the default"),
+             row % ("", "max, us", "refill", "exit", "exit", "refill", "pf1"),
+             "%-17s %-8s %-17s %-7s %s" % ("setting", "10 runs", "us, 5 runs each", "storm", "load")]
+    for s in KVF:
+        e, r, p = med("exit-storm", s), med("refill", s), _pf1(R, s)["median"]
+        lines.append(row % (
+            KVF_NAMES[s], rng(_tracer_runs(R, s)), rng(_rt(R, "refill", "patched", s)),
+            rng(_rt(R, "exit-storm", "patched", s)),
+            "%.1fms" % e if s == "def" else pct(e, e0), "%.1fms" % r if s == "def" else pct(r, r0),
+            "%d/s" % p0 if s == "def" else pct(p, p0)))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+@fig
+def rt_refill_unpatched(R):
+    return rng(_rt(R, "refill", "base", "def"))
+
+
+@fig
+def rt_exit_unpatched(R):
+    return rng(_rt(R, "exit-storm", "base", "def"))
+
+
+@fig
+def rt_exit_outliers(R):
+    """The exit-storm runs whose worst fault exceeds 60 us, per setting."""
+    out = []
+    for s in KVF:
+        runs = sorted(x for x in _rt(R, "exit-storm", "patched", s) if x > 60)
+        if runs:
+            out.append("%s us at %s" % (" and ".join("%.0f" % x for x in runs), KVF_NAMES[s]))
+    return ", ".join(out)
+
+
+def _holders_text(R, setting):
+    held = _holders(R, setting)
+    return ", ".join("%s %d" % (h, held.count(h)) for h in ("refill", "free", "other") if h in held)
+
+
+@fig
+def irq_holders_def(R):
+    return _holders_text(R, "def")
+
+
+@fig
+def irq_holders_k1(R):
+    return _holders_text(R, "k1")
+
+
+@fig
+def irq_holders_k0(R):
+    return _holders_text(R, "k0")
+
+
+@fig
+def irq_scales(R):
+    """The irqs-off maximum per scale, both scenarios, 10 runs each."""
+    return ", ".join("%s %s" % (s[1:] if s != "def" else "5", rng(_tracer_runs(R, s)))
+                     for s in ("k0", "k1", "k2", "k3", "k4", "def"))
+
+
+@fig
+def tcg_refill_def(R):
+    return rng(_storm(R, "refill", "tcg", "patched", "def")["runs"])
+
+
+@fig
+def tcg_refill_k0(R):
+    return rng(_storm(R, "refill", "tcg", "patched", "k0")["runs"])
+
+
+@fig
+def tcg_refill_hf(R):
+    return rng(_storm(R, "refill", "tcg", "patched", "hf-1")["runs"])
+
+
+def _waits(R, src, scenario, kernel, setting, key="count"):
+    r = R.one(src, workload="zone-lock-waits", scenario=scenario, kernel=kernel, setting=setting)
+    w = runs_md.get(r, "waits", "all") or get(r, "waits_all_phases")
+    return w[key]
+
+
+@fig
+def waits_refill_counts(R):
+    """Waits of both CPUs for zone->lock in the refill load, unpatched, knob 0
+    and fraction -1, every committed run that has all three or two."""
+    out = []
+    for src in ("P", "F", "L"):
+        try:
+            parts = ["%s %d" % (n, _waits(R, src, "refill", k, s))
+                     for n, k, s in (("unpatched", "base", "def"), ("knob 0", "patched", "k0"))]
+        except Missing:
+            continue
+        out.append("%s: %s" % (src, ", ".join(parts)))
+    return "; ".join(out)
+
+
+def _dap(R, src, scenario, kernel, setting):
+    r = R.one(src, workload="zone-lock-waits", scenario=scenario, kernel=kernel, setting=setting)
+    d = r.get("drain_all_pages") or {}
+    return d.get("calls") or 0, d.get("total_us") or 0.0
+
+
+@fig
+def drain_all_pages_runs(R):
+    """drain_all_pages() per call in the exit-storm window, every committed
+    run that timed it, unpatched against the series at its default and 0."""
+    out = []
+    for src in ("P", "F", "L", "Q"):
+        cells = []
+        for name, kernel, setting in (("unpatched", "base", "def"), ("series", "patched", "def"),
+                                      ("knob 0", "patched", "k0")):
+            try:
+                calls, total = _dap(R, src, "exit-storm", kernel, setting)
+            except Missing:
+                continue
+            if calls:
+                cells.append("%s %.2f" % (name, total / calls / 1e3))
+        if cells:
+            out.append("%s: %s ms" % (src, ", ".join(cells)))
+    return "; ".join(out)
+
+
+@fig
+def probe_per_wait_L(R):
+    """L: what waits.bt's handler adds to each wait, refill load."""
+    def pw(kernel, setting):
+        r = R.one("L", workload="zone-lock-waits", scenario="refill", kernel=kernel, setting=setting)
+        return get(r, "probe_in_holds", "per_wait_us")
+    return "%.1f us at knob 0 against %.1f us unpatched" % (pw("patched", "k0"), pw("base", "def"))
+
+
+# ---- the quotes --------------------------------------------------------------
+from figure_quotes import CONSTS, EXEMPT, QUOTES, SCANNED  # noqa: E402
+
+UNIT = re.compile(r"(?<![\w.+-])[-+]?\d[\d,.]*(?:\s*(?:-|to|and|,|/)\s*[-+]?\d[\d,.]*)*"
+                  r"\s*(?:ns|us|µs|ms|s|min|minutes|%|x|pages/s|/s|instructions)(?![\w])")
+
+
+def norm(text):
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def message(path, text):
+    """The part of a file a reader gets as prose: a patch's commit message."""
+    if path.endswith(".patch"):
+        return text.split("\n---\n", 1)[0]
+    return text
+
+
+def scanned_files(root):
+    files = set()
+    for pattern in SCANNED:
+        files.update(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, pattern)))
+    return sorted(f for f in files if f not in EXEMPT)
+
+
+def values(R):
+    vals, problems = {}, []
+    for name, fn in FIGS.items():
+        try:
+            vals[name] = fn(R)
+        except Missing as e:
+            problems.append("figure %s: %s" % (name, e))
+    return vals, problems
+
+
+def check(root):
+    R = Results(root)
+    vals, problems = values(R)
+    files = scanned_files(root)
+    used = set()
+    for path in files:
+        with open(os.path.join(root, path), encoding="utf-8") as f:
+            text = norm(message(path, f.read()))
+        covered = [False] * len(text)
+        for pattern, template in QUOTES:
+            if not fnmatch.fnmatch(path, pattern):
+                continue
+            names = re.findall(r"{(\w+)}", template)
+            if any(n not in vals for n in names):
+                continue  # reported above
+            used.update(names)
+            quote = norm(template.format(**vals))
+            start, found = 0, False
+            while True:
+                i = text.find(quote, start)
+                if i < 0:
+                    break
+                found = True
+                covered[i:i + len(quote)] = [True] * len(quote)
+                start = i + 1
+            if not found:
+                problems.append("%s: the results give \"%s\", not in the text" % (path, quote))
+        for pattern, literal, _why in CONSTS:
+            if fnmatch.fnmatch(path, pattern):
+                lit = norm(literal)
+                for m in re.finditer(re.escape(lit), text):
+                    covered[m.start():m.end()] = [True] * (m.end() - m.start())
+        for m in UNIT.finditer(text):
+            if not all(covered[m.start():m.end()]):
+                ctx = text[max(0, m.start() - 40):m.end() + 20]
+                problems.append("%s: \"%s\" is no figure computed from docs/results "
+                                "(in \"...%s...\"): quote it through bench/figure_quotes.py "
+                                "or drop it" % (path, m.group(0), ctx))
+    for name in FIGS:
+        if name not in used and name in vals:
+            problems.append("figure %s is quoted nowhere: remove it" % name)
+    problems += runs_md_check(root)
+    return problems, files
+
+
+def runs_md_files(root):
+    """(json path, md path, title) of every committed results file."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(root, "docs", "results", "*.json"))):
+        title = os.path.basename(path)[:-5]
+        out.append((path, path[:-5] + ".md", title))
+    return out
+
+
+def runs_md_render(path, title):
+    with open(path) as f:
+        return runs_md.render(json.load(f), title) + "\n"
+
+
+def runs_md_check(root):
+    problems = []
+    for path, md, title in runs_md_files(root):
+        want = runs_md_render(path, title)
+        try:
+            with open(md, encoding="utf-8") as f:
+                have = f.read()
+        except OSError:
+            have = None
+        if have != want:
+            problems.append("%s differs from what bench/figures.py runs-md renders from %s"
+                            % (os.path.relpath(md, root), os.path.basename(path)))
+    return problems
+
+
+def main(argv):
+    root = os.path.dirname(HERE)
+    args = argv[1:]
+    if "--root" in args:
+        i = args.index("--root")
+        if i + 1 >= len(args):
+            print("figures: --root needs a DIR", file=sys.stderr)
+            return 2
+        root = args[i + 1]
+        del args[i:i + 2]
+    if not args or args[0] not in ("check", "show", "runs-md"):
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    if args[0] == "show":
+        vals, problems = values(Results(root))
+        for name in args[1:] or sorted(vals):
+            if name not in FIGS:
+                print("figures: no figure %s" % name, file=sys.stderr)
+                return 2
+            print("%s:\n%s\n" % (name, vals.get(name, "(missing)")))
+        for p in problems:
+            print("figures: " + p, file=sys.stderr)
+        return 1 if problems else 0
+    if args[0] == "runs-md":
+        if args[1:] == ["--check"]:
+            problems = runs_md_check(root)
+            for p in problems:
+                print("figures: " + p, file=sys.stderr)
+            return 1 if problems else 0
+        if args[1:]:
+            print("figures: runs-md takes only --check", file=sys.stderr)
+            return 2
+        for path, md, title in runs_md_files(root):
+            with open(md, "w", encoding="utf-8") as f:
+                f.write(runs_md_render(path, title))
+        return 0
+    if args[1:]:
+        print("figures: check takes only --root DIR", file=sys.stderr)
+        return 2
+    problems, files = check(root)
+    for p in problems:
+        print("figures: " + p, file=sys.stderr)
+    print("figures: %d files checked, %d quotes, %d problems" % (len(files), len(QUOTES), len(problems)))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
