@@ -170,6 +170,22 @@ def knob_vs_fraction(R):
 
 
 @fig
+def hf_cost(R):
+    """What fraction -1 costs against the default, one kernel (P), icount."""
+    p, p0 = _pf1(R, "hf-1"), _pf1(R, "def")
+    e = _storm(R, "exit-storm", "icount", "patched", "hf-1")
+    e0 = _storm(R, "exit-storm", "icount", "patched", "def")
+    return ("will-it-scale page_fault1 in one process %s (%d against %d pages/s, runs "
+            "%s and %s), an exit storm of four 64 MiB processes %s (%.1f against %.1f ms, runs "
+            "%s and %s ms)" % (
+                pct(p["median"], p0["median"]), p["median"], p0["median"],
+                rng(p["runs"]), rng(p0["runs"]),
+                pct(statistics.median(e["runs"]), statistics.median(e0["runs"])),
+                statistics.median(e["runs"]), statistics.median(e0["runs"]),
+                rng(e["runs"], 1), rng(e0["runs"], 1)))
+
+
+@fig
 def rt_refill_unpatched(R):
     return rng(_rt(R, "refill", "base", "def"))
 
