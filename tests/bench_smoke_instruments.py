@@ -9,7 +9,10 @@ At the def setting of the patched kernel, exit storm and refill load:
 - untraced victim: the plain phase ran, with samples, p50 <= p99 <= p99.9
   <= max, and a storm time (next to the traced one);
 - zone->lock waits (bench/waits.bt attached and printed its maps): the
-  counts are whole, percentiles ordered, total >= max; with the series'
+  counts are whole, percentiles ordered, total >= max; the refill load's
+  window has waits (count > 0: its load and the victim take zone->lock on
+  both CPUs for the whole window; the exit window of a small smoke storm
+  may be too short to have one); with the series'
   per-hold events, the exit storm saw holds (free + refill > 0) and the
   by-holder counts add up to the window's (within 10% + 2: a pending wait
   can be claimed on both CPUs at once); the
@@ -70,6 +73,13 @@ def instrument_checks(dirname):
             ok = isinstance(a["count"], int) and a["count"] >= 0 and \
                 (a["count"] == 0 or (ordered(a["p50_us"], a["p99_us"]) and
                                      a["total_us"] >= (a["max_us"] or 0) > 0))
+            # the refill load maps, writes and unmaps on CPU 0 for the
+            # whole window while the victim faults on CPU 1: both refill
+            # and free under zone->lock throughout, so an empty window
+            # means waits.bt timed nothing (docs/results/*.json: 5 to 912
+            # waits in that window at def, on every kernel)
+            empty = sc == "refill" and a["count"] == 0
+            ok = ok and not empty
             holds = w.get("holds_tp")
             if holds is not None and sc == "exit-storm":
                 ok = ok and sum(h["calls"] for h in holds.values()) > 0
@@ -78,9 +88,10 @@ def instrument_checks(dirname):
                 # maps are not locked): a few double counts, no more
                 n = sum(h["count"] for h in w["waits_by_holder"].values())
                 ok = ok and n <= a["count"] * 1.1 + 2
-            check(ok, "zone->lock waits at def, %s: %d waits, total %s us, p50/p99/max %s/%s/%s us;"
+            check(ok, "zone->lock waits at def, %s: %d waits%s, total %s us, p50/p99/max %s/%s/%s us;"
                   " holds by event %s; by holder %s; storm %s ms (%s%% against untraced)"
-                  % (sc, a["count"], compare_table.num(a["total_us"]), compare_table.num(a["p50_us"]),
+                  % (sc, a["count"], " (none in the refill load's window: waits.bt timed nothing)"
+                     if empty else "", compare_table.num(a["total_us"]), compare_table.num(a["p50_us"]),
                      compare_table.num(a["p99_us"]), compare_table.num(a["max_us"]),
                      {k: h["calls"] for k, h in (holds or {}).items()} or "-",
                      {k: h["count"] for k, h in (w["waits_by_holder"] or {}).items()} or "-",
