@@ -168,6 +168,29 @@ applied_tree() {
 	return $rc
 }
 
+# stop_tracer PID WHAT: SIGINT to the bpftrace PID (a child of this shell),
+# which prints its maps and exits; SIGINT again after 60 s, SIGKILL after
+# 120 s.  Under TCG on a loaded host a bpftrace has been seen never to exit
+# (a run stuck 18 minutes): the wait is bounded.  Status 1, with a line
+# naming WHAT on stderr, when it had to be killed (its maps are lost); its
+# own exit status is not looked at.
+stop_tracer() {
+	local pid=$1 i
+	kill -INT "$pid" 2>/dev/null || true
+	for i in $(seq 120); do
+		kill -0 "$pid" 2>/dev/null || break
+		[ "$i" != 60 ] || kill -INT "$pid" 2>/dev/null || true
+		sleep 1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		echo "$myname: $2 (bpftrace $pid) did not exit 120 s after SIGINT; killed, its maps are lost" >&2
+		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+		return 1
+	fi
+	wait "$pid" 2>/dev/null || true
+}
+
 # need_tree: make sure build/$BASE/linux exists (scripts/tree, output on stderr).
 need_tree() {
 	[ -d "$build/linux/.git" ] || "$top/scripts/tree" >&2
