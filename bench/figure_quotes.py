@@ -18,7 +18,9 @@ EXEMPT = {
                      "measured anchors are in docs/results/7.3.md",
 }
 
-P4 = "patches/0004-*.patch"
+P4 = "patches/0003-mm-page_alloc-add-vm.pcp_batch_scale_max-*.patch"
+P5 = "patches/0004-mm-page_alloc-let-percpu_pagelist_high_fraction-*.patch"
+CL3 = "patches/cover-letter-3.txt"
 
 CONSTS = [
     (CL3, "faulting one page every 500 us", "the RT task's period, a parameter of the load"),
@@ -29,10 +31,6 @@ CONSTS = [
     (P4, "went above 60 us", "the threshold of rt_exit_outliers"),
     (P4, "about 14 minutes at 5 against 10", "Claudiu Beznea's bonnie++ figures, cited from his RFC"),
 ]
-
-P5 = "patches/0005-*.patch"
-
-CL3 = "patches/cover-letter-3.txt"
 
 QUOTES = [
     (CL3, "{knob_vs_fraction}"),

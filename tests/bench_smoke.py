@@ -64,7 +64,7 @@ def per_refill_missing(raw):
     if os.path.exists(os.path.join(raw, "patched", "paths-tp.json")):
         return "raw/patched/paths-tp.json has no @refill_call_* for the run"
     return ("no raw/patched/paths-tp.json: the kernel lacks the series' "
-            "kmem:mm_page_pcpu_refill_zone_locked, or bench/guest-run did not attach it")
+            "kmem:mm_page_pcpu_refill_hold, or bench/guest-run did not attach it")
 
 
 # bench/workloads-run -q: every workload once at def; (probe, unit, lowest

@@ -9,7 +9,7 @@ run by tests/run (guest pcp-heuristics):
   boot       the values a sysctl.vm.<name>= on the kernel command line set
              (checked first, before this program writes anything)
   refill     no order-0 refill moves more than batch << scale pages in its
-             zone->lock hold (kmem:mm_page_pcpu_refill_zone_locked), at
+             zone->lock hold (kmem:mm_page_pcpu_refill_hold), at
              scale 0, 2 and the boot value; the largest must reach half the
              bound (so above 0 a refill is not split into holds)
   drain      the drain of an offlined CPU (free_pcppages_bulk's count) asks
@@ -43,7 +43,7 @@ PROBES = {
     "bulk_free": "p:pcph/bulk_free free_pcppages_bulk count=$arg2:s32",
 }
 MIB = 1 << 20
-REFILL_EVENT = "mm_page_pcpu_refill_zone_locked"
+REFILL_EVENT = "mm_page_pcpu_refill_hold"
 
 
 def write(path, value, append=False):
@@ -192,8 +192,8 @@ def check_thp_trim():
         return
     # a hold that moved a THP shows only in the per-hold event (7.3 and 6.12
     # with the series' tracepoints); mm_page_free_batched has no order
-    if not os.path.isdir(TRACING + "/events/kmem/mm_page_pcpu_drain_zone_locked"):
-        report(True, name, skip="kernel lacks kmem:mm_page_pcpu_drain_zone_locked")
+    if not os.path.isdir(TRACING + "/events/kmem/mm_page_pcpu_drain_hold"):
+        report(True, name, skip="kernel lacks kmem:mm_page_pcpu_drain_hold")
         return
     batch = max_batch()
     pmd = read("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size") // mmap.PAGESIZE
@@ -202,7 +202,7 @@ def check_thp_trim():
     cpu = online_cpus()[-1]
     pid = []
     ev = traced(["pcph/bulk_free", "kmem/mm_page_free", "kmem/mm_page_free_batched",
-                 "kmem/mm_page_pcpu_drain_zone_locked"],
+                 "kmem/mm_page_pcpu_drain_hold"],
                 lambda: pid.append(touch(cpu, 4 * MIB, thp=True, rounds=8)))
     groups, cur = [], None
     for p, flags, e, f in ev:
@@ -214,7 +214,7 @@ def check_thp_trim():
             groups.append(cur)
         elif e == "bulk_free" and cur is not None:
             cur["sum"] += int(f["count"], 0)
-        elif e == "mm_page_pcpu_drain_zone_locked" and cur is not None:
+        elif e == "mm_page_pcpu_drain_hold" and cur is not None:
             cur["thp"] |= int(f["nr_pages"]) >= pmd
     thp = [g["sum"] for g in groups if g["thp"] and g["sum"]]
     over = [g["sum"] for g in groups if g["sum"] > batch]
