@@ -11,7 +11,7 @@ unexport BASE
 endif
 
 .PHONY: all help demo bench deps tree export kernel image_name pcp-selftest selftest \
-	mm-selftests check check-full series cover check-series clean
+	mm-selftests check check-full series figures check-series clean
 
 all: bench
 
@@ -27,7 +27,7 @@ help:
 	@echo '  pcp-selftest  the series kselftest -> build/BASE/selftests/pcp_batch_test (old name: selftest)'
 	@echo '  mm-selftests  the kernel own mm selftests -> build/BASE/selftests/mm/'
 	@echo '  series        build/BASE/outgoing/N-NAME/: one folder per posting (patches/postings), send-email ready'
-	@echo '  cover         render the tables of the stored cover letters from docs/results/BASE.json'
+	@echo '  figures       check every quoted figure against docs/results/ (bench/figures.py check)'
 	@echo '  check-series  checkpatch, commit messages, W=1/sparse, and per posting: apply, cover letter, mail round trip'
 	@echo '  deps          install the Debian packages the project needs'
 	@echo '  clean         remove the outputs of every base except base trees and build/BASE/linux'
@@ -65,8 +65,8 @@ check-full: deps
 series: deps
 	@scripts/series
 
-cover:
-	@scripts/series --render
+figures:
+	@bench/figures.py check
 
 check-series: deps
 	@tests/check-series

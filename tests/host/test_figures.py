@@ -1,0 +1,140 @@
+#!/usr/bin/python3
+"""test_figures - bench/figures.py on the repository, and proof it can fail
+(tests/run -t figures).
+
+Every figure the texts quote must be the one the committed results give.
+On the repository the check must pass; on a scratch copy, each way a
+figure can go wrong must fail it: a quoted figure edited by hand, a figure
+typed in without a quote, a results file that changes under the texts or
+goes missing, a rendered table of every run edited by hand.  KTAP output.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, "bench"))
+import figures  # noqa: E402
+from figure_quotes import QUOTES  # noqa: E402
+
+n = 0
+failed = False
+
+
+def result(ok, name, why=""):
+    global n, failed
+    n += 1
+    print("%sok %d %s" % ("" if ok else "not ", n, name))
+    if not ok:
+        failed = True
+        for line in why.splitlines()[:20]:
+            print("# " + line)
+
+
+def check(root):
+    p = subprocess.run([sys.executable, os.path.join(root, "bench", "figures.py"), "check"],
+                       capture_output=True, text=True)
+    return p.returncode, p.stdout + p.stderr
+
+
+def scratch():
+    d = tempfile.mkdtemp(prefix="figures.")
+    for name in ("README.md", "bench", "docs", "patches"):
+        src = os.path.join(TOP, name)
+        dst = os.path.join(d, name)
+        if os.path.isdir(src):
+            shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(src, dst)
+    return d
+
+
+def first_file(root, pattern):
+    import glob
+    hits = sorted(glob.glob(os.path.join(root, pattern)))
+    return hits[0] if hits else None
+
+
+def main():
+    rc, out = check(TOP)
+    result(rc == 0, "every quoted figure is what docs/results/ gives, none typed in", out)
+
+    vals, problems = figures.values(figures.Results(TOP))
+    result(not problems, "every figure computes from the committed results", "\n".join(problems))
+
+    # a quoted figure edited by hand: the first figure of a quote that
+    # stands on one line of its file, its first number raised by one
+    d = scratch()
+    try:
+        target = None
+        for pattern, template in QUOTES:
+            path = first_file(d, pattern)
+            text = open(path).read() if path else ""
+            for name in re.findall(r"{(\w+)}", template):
+                value = vals[name]
+                if "\n" not in value and re.search(r"\d", value) and value in text:
+                    target = (path, text, value)
+                    break
+            if target:
+                break
+        path, text, value = target
+        m = re.search(r"\d+", value)
+        edited = value[:m.start()] + str(int(m.group(0)) + 1) + value[m.end():]
+        open(path, "w").write(text.replace(value, edited, 1))
+        rc, out = check(d)
+        rel = os.path.relpath(path, d)
+        result(rc == 1 and "%s: the results give" % rel in out,
+               "a quoted figure edited by hand fails (%s: %s -> %s)" % (rel, value, edited), out)
+    finally:
+        shutil.rmtree(d)
+
+    d = scratch()
+    try:
+        with open(os.path.join(d, "README.md"), "a") as f:
+            f.write("\nThe exit storm took 12.3 ms less at knob 0.\n")
+        rc, out = check(d)
+        result(rc == 1 and "12.3 ms" in out, "a figure typed in without a quote fails", out)
+    finally:
+        shutil.rmtree(d)
+
+    d = scratch()
+    try:
+        path = os.path.join(d, "docs", "results", figures.SOURCES["P"][0])
+        rows = json.load(open(path))
+        for r in rows:
+            if r.get("workload") == "victim-same-cpu" and r.get("kernel") == "base":
+                r["victim_runs"]["max_us"]["runs"][0] += 100.0
+        json.dump(rows, open(path, "w"))
+        rc, out = check(d)
+        result(rc == 1 and "not in the text" in out and ".md differs" in out,
+               "a results file that changes under the texts fails (the quotes and its tables)", out)
+        os.unlink(path)
+        rc, out = check(d)
+        result(rc == 1 and "figure " in out, "a missing results file fails, naming the figures", out)
+    finally:
+        shutil.rmtree(d)
+
+    d = scratch()
+    try:
+        md = os.path.join(d, "docs", "results", figures.SOURCES["P"][0][:-5] + ".md")
+        text = open(md).read()
+        open(md, "w").write(text.replace("(5)", "(4)", 1))
+        rc, out = check(d)
+        result(rc == 1 and "differs from what bench/figures.py runs-md renders" in out,
+               "a rendered table of every run edited by hand fails", out)
+    finally:
+        shutil.rmtree(d)
+
+    rc = subprocess.run([sys.executable, os.path.join(TOP, "bench", "figures.py"), "bogus"],
+                        capture_output=True).returncode
+    result(rc == 2, "a bad command line is status 2")
+    print("1..%d" % n)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
