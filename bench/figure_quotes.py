@@ -33,6 +33,7 @@ CONSTS = [
 ]
 
 QUOTES = [
+    ("README.md", "{knob_vs_fraction}"),
     (CL3, "{knob_vs_fraction}"),
     (CL3, "rmqueue_bulk()'s hold in every run ({irq_holders_def}); at knob 0 it is a 63-page "
           "free ({irq_holders_k0})"),
