@@ -23,6 +23,8 @@ P5 = "patches/0004-mm-page_alloc-let-percpu_pagelist_high_fraction-*.patch"
 CL3 = "patches/cover-letter-3.txt"
 
 CONSTS = [
+    ("patches/0005-selftests-*.patch", "arms an alarm 5 s before",
+     "the kselftest's own margin before the harness timeout, a parameter"),
     (CL3, "faulting one page every 500 us", "the RT task's period, a parameter of the load"),
     (CL3, "went above 60 us", "the threshold of rt_exit_outliers"),
     (CL3, "about 14 minutes at 5 against 10", "Claudiu Beznea's bonnie++ figures, cited"),
