@@ -35,6 +35,8 @@ CONSTS = [
 ]
 
 QUOTES = [
+    (P4, "no drain hold happened in these runs ({p_drain_holds} in all runs)"),
+    (CL3, "no drain hold happened in these runs ({p_drain_holds} in all runs)"),
     ("README.md", "{knob_vs_fraction}"),
     (CL3, "{knob_vs_fraction}"),
     (CL3, "rmqueue_bulk()'s hold in every run ({irq_holders_def}); at knob 0 it is a 63-page "

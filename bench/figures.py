@@ -186,6 +186,16 @@ def hf_cost(R):
 
 
 @fig
+def p_drain_holds(R):
+    """Drain holds in all of P's traced runs: what the dropped drain patch,
+    applied when P was measured, could have changed there."""
+    n = 0
+    for r in R.rows("P"):
+        n += runs_md.get(r, "holds", "drain", "calls") or 0
+    return "%d" % n
+
+
+@fig
 def rt_refill_unpatched(R):
     return rng(_rt(R, "refill", "base", "def"))
 
@@ -224,13 +234,6 @@ def irq_holders_k1(R):
 @fig
 def irq_holders_k0(R):
     return _holders_text(R, "k0")
-
-
-@fig
-def irq_scales(R):
-    """The irqs-off maximum per scale, both scenarios, 10 runs each."""
-    return ", ".join("%s %s" % (s[1:] if s != "def" else "5", rng(_tracer_runs(R, s)))
-                     for s in ("k0", "k1", "k2", "k3", "k4", "def"))
 
 
 @fig
