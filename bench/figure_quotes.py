@@ -35,8 +35,8 @@ CONSTS = [
 ]
 
 QUOTES = [
-    (P4, "no drain hold happened in these runs ({p_drain_holds} in all runs)"),
-    (CL3, "no drain hold happened in these runs ({p_drain_holds} in all runs)"),
+    (P4, "their traced runs saw no drain hold ({p_drain_holds} in all runs)"),
+    (CL3, "their traced runs saw no drain hold ({p_drain_holds} in all runs)"),
     ("README.md", "{knob_vs_fraction}"),
     (CL3, "{knob_vs_fraction}"),
     (CL3, "rmqueue_bulk()'s hold in every run ({irq_holders_def}); at knob 0 it is a 63-page "
@@ -44,11 +44,10 @@ QUOTES = [
     (CL3, "The RT task's worst fault was {rt_refill_unpatched} us unpatched in the refill load, "
           "{rt_exit_unpatched} us in the exit storm; in the exit storm some runs went above 60 us "
           "({rt_exit_outliers})"),
-    (CL3, "the refill load took {tcg_refill_k0} ms at knob 0 against {tcg_refill_def} ms at the "
-          "default and {tcg_refill_hf} ms at fraction -1"),
-    (CL3, "frequent at knob 0 in every run that counted them ({waits_refill_counts}; each pooled "
-          "over 5 runs)"),
+    (CL3, "the refill load took {tcg_refill}."),
+    (CL3, "fraction -1 alike ({waits_refill_counts})"),
     (CL3, "({probe_per_wait_L}, per wait, in L)"),
+    (CL3, "drain_all_pages() took, per call, {drain_all_pages_runs} (these kernels"),
     (P5, "{hf_cost}"),
     (P4, "{knob_vs_fraction}"),
     (P4, "rmqueue_bulk()'s hold in every run ({irq_holders_def}); at knob 1 it is a refill "
@@ -56,6 +55,7 @@ QUOTES = [
     (P4, "The RT task's worst fault was {rt_refill_unpatched} us unpatched in the refill load, "
          "{rt_exit_unpatched} us in the exit storm; in the exit storm some runs went above 60 us "
          "({rt_exit_outliers})"),
-    (P4, "the refill load took {tcg_refill_k0} ms at knob 0 against {tcg_refill_def} ms at the "
-         "default and {tcg_refill_hf} ms at fraction -1"),
+    (P4, "the refill load took {tcg_refill}."),
+    (P4, "fraction -1 alike ({waits_refill_counts})"),
+    (P4, "drain_all_pages() took, per call, {drain_all_pages_runs} (these kernels"),
 ]
