@@ -22,40 +22,52 @@ P4 = "patches/0003-mm-page_alloc-add-vm.pcp_batch_scale_max-*.patch"
 P5 = "patches/0004-mm-page_alloc-let-percpu_pagelist_high_fraction-*.patch"
 CL3 = "patches/cover-letter-3.txt"
 
+P1 = "patches/*0001-mm-page_alloc-keep-pcp-free_count-*.patch"
+S612 = "patches/6.12/*"
+
 CONSTS = [
+    ("*", "2016 pages", "batch << 5 with the usual batch of 63: the code's bound, not a measurement"),
+    ("*", "(63 pages with the usual", "the usual pcp->batch: a code constant"),
+    (CL3, "batch << 5 pages", "the code's bound"),
+    (P1, "(1 << HPAGE_PMD_ORDER) - 1 pages", "0001's arithmetic on the code"),
+    (P1, "86 times the bound", "0001's arithmetic on the code (64 KiB pages)"),
+    (P1, "511 pages past the bound", "0001's arithmetic on the code"),
+    ("patches/*-1-se*.patch", "2^31 pages", "zone_highsize()'s arithmetic"),
+    ("patches/*", "about 6300 pages", "Yafang Shao's 256-CPU report (high - batch), cited"),
+    ("patches/review-response.md", "no drain above 1000 pages", "Joshua Hahn's 176-CPU data, cited"),
     ("patches/0005-selftests-*.patch", "arms an alarm 5 s before",
      "the kselftest's own margin before the harness timeout, a parameter"),
     (CL3, "faulting one page every 500 us", "the RT task's period, a parameter of the load"),
-    (CL3, "went above 60 us", "the threshold of rt_exit_outliers"),
     (CL3, "about 14 minutes at 5 against 10", "Claudiu Beznea's bonnie++ figures, cited"),
     (P5, "from 3.07 ms to 104 us", "Yafang Shao's 256-CPU report, cited"),
     (P4, "faulting one page every 500 us", "the RT task's period, a parameter of the load"),
-    (P4, "went above 60 us", "the threshold of rt_exit_outliers"),
     (P4, "about 14 minutes at 5 against 10", "Claudiu Beznea's bonnie++ figures, cited from his RFC"),
 ]
 
-QUOTES = [
-    (P4, "their traced runs saw no drain hold ({p_drain_holds} in all runs)"),
-    (CL3, "their traced runs saw no drain hold ({p_drain_holds} in all runs)"),
-    ("README.md", "{knob_vs_fraction}"),
-    (CL3, "{knob_vs_fraction}"),
-    (CL3, "rmqueue_bulk()'s hold in every run ({irq_holders_def}); at knob 0 it is a 63-page "
-          "free ({irq_holders_k0})"),
-    (CL3, "The RT task's worst fault was {rt_refill_unpatched} us unpatched in the refill load, "
-          "{rt_exit_unpatched} us in the exit storm; in the exit storm some runs went above 60 us "
-          "({rt_exit_outliers})"),
-    (CL3, "the refill load took {tcg_refill}."),
-    (CL3, "fraction -1 alike ({waits_refill_counts})"),
-    (CL3, "({probe_per_wait_L}, per wait, in L)"),
-    (CL3, "drain_all_pages() took, per call, {drain_all_pages_runs} (these kernels"),
+# Sentences that 0003's changelog and cover letter 3 share.
+Q_SETUP = ("vCPU while four processes fault in and exit, and while four map, write "
+           "and unmap 32 MiB each ({p_reps} runs each).")
+Q_COST = "Cost: the loaded CPU's time (pf1: will-it-scale page_fault1, one process), medians of {p_reps} runs."
+Q_DRAIN = ("drain_pages_zone(), which the loads of the table do not reach: their traced runs "
+           "{p_drain_holds}.")
+Q_HOLDERS = ("rmqueue_bulk()'s hold in every run ({irq_holders_def}); at knob 1 it is a refill "
+             "or a pcp free ({irq_holders_k1}), at 0 a pcp free ({irq_holders_k0}).")
+Q_RT = ("The RT task's worst fault (icount; under TCG the host's scheduling sets it), in each "
+        "file that measured the series: {rt_summary}.")
+Q_TCG = "In real time with two vCPUs (TCG), {p_reps} runs each, the refill load took {tcg_refill}."
+Q_WAITS = ("The waits of both CPUs for zone->lock in that load, each pooled over {p_reps} runs: "
+           "{waits_refill_counts}.")
+Q_PROBE = "({probe_per_wait_L}, per wait, in L)"
+Q_DAP = "drain_all_pages() took, per call, {drain_all_pages_runs}."
+
+SHARED = [Q_SETUP, Q_COST, Q_DRAIN, Q_HOLDERS, Q_RT, Q_TCG, Q_WAITS, "{knob_vs_fraction}"]
+
+QUOTES = [(P4, t) for t in SHARED] + [(CL3, t) for t in SHARED] + [
+    (CL3, Q_PROBE),
+    (CL3, Q_DAP),
     (P5, "{hf_cost}"),
-    (P4, "{knob_vs_fraction}"),
-    (P4, "rmqueue_bulk()'s hold in every run ({irq_holders_def}); at knob 1 it is a refill "
-         "or a pcp free ({irq_holders_k1}), at 0 a 63-page free ({irq_holders_k0})"),
-    (P4, "The RT task's worst fault was {rt_refill_unpatched} us unpatched in the refill load, "
-         "{rt_exit_unpatched} us in the exit storm; in the exit storm some runs went above 60 us "
-         "({rt_exit_outliers})"),
-    (P4, "the refill load took {tcg_refill}."),
-    (P4, "fraction -1 alike ({waits_refill_counts})"),
-    (P4, "drain_all_pages() took, per call, {drain_all_pages_runs} (these kernels"),
+    (P5, "guest time counts instructions executed; {p_reps} runs each, one kernel and one run"),
+    ("patches/6.12/cover-letter.txt", "the largest bulk free moved {s612_free_pages}"),
+    ("patches/6.12/0003-*.patch", "the largest bulk free moved {s612_free_pages}"),
+    ("README.md", "{knob_vs_fraction}"),
 ]

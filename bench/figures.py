@@ -20,7 +20,9 @@ check fails (status 1, one line per problem) when
   - a results file or a field a figure needs is missing;
   - docs/results/NAME.md differs from what runs-md renders from NAME.json.
 Nothing is skipped silently: every scanned file is checked, and EXEMPT names
-each file left out with its reason.
+each file left out with its reason.  What the scan cannot see: a number
+written without a unit ("the waits rose from 291 to 994"), or spelled out
+("twice"): keep figures in sentences with their unit, or in a quote.
 
 show prints every figure with its value (what to paste into a text).
 runs-md writes docs/results/NAME.md, every run of NAME.json as tables
@@ -187,33 +189,66 @@ def hf_cost(R):
 
 @fig
 def p_drain_holds(R):
-    """Drain holds in all of P's traced runs: what the dropped drain patch,
-    applied when P was measured, could have changed there."""
-    n = 0
+    """Drain holds in P's traced runs (rows whose free holds were timed: the
+    others did not trace), what the dropped drain patch could change there."""
+    holds = runs = 0
     for r in R.rows("P"):
-        n += runs_md.get(r, "holds", "drain", "calls") or 0
-    return "%d" % n
+        if runs_md.get(r, "holds", "free", "calls"):
+            holds += runs_md.get(r, "holds", "drain", "calls") or 0
+            runs += r.get("reps") or 0
+    if not runs:
+        raise Missing("P has no traced run")
+    return ("saw no drain hold (0 in %d traced runs)" % runs if not holds
+            else "saw %d drain holds in %d traced runs" % (holds, runs))
 
 
 @fig
-def rt_refill_unpatched(R):
-    return rng(_rt(R, "refill", "base", "def"))
+def p_reps(R):
+    """The repetitions of every setting in P (one count, or it says so)."""
+    reps = {r.get("reps") for r in R.rows("P") if r.get("reps")}
+    if len(reps) != 1:
+        raise Missing("P's rows have %s repetitions, not one count" % sorted(reps))
+    return "%d" % reps.pop()
 
 
 @fig
-def rt_exit_unpatched(R):
-    return rng(_rt(R, "exit-storm", "base", "def"))
+def s612_free_pages(R):
+    """6.12: the largest bulk free (pages, from the per-hold event) unpatched,
+    at the default, at 2 and at 0, exit storm."""
+    def mx(kernel, setting):
+        rows = R.rows("S612", workload="exit-storm", kernel=kernel, setting=setting)
+        return max(get(r, "holds", "free", "max_pages") for r in rows)
+    return "%d pages unpatched and %d at the default, %d at 2 and %d at 0" % (
+        mx("base", "def"), mx("patched", "def"), mx("patched", "k2"), mx("patched", "k0"))
+
+
+def _rt_runs(R, src, scenario, kernel, setting):
+    """icount only: under TCG the host's scheduling sets the worst fault."""
+    return get(R.one(src, workload="victim-same-cpu", timing="icount", scenario=scenario,
+                     kernel=kernel, setting=setting), "victim_runs", "max_us", "runs")
 
 
 @fig
-def rt_exit_outliers(R):
-    """The exit-storm runs whose worst fault exceeds 60 us, per setting."""
+def rt_summary(R):
+    """The RT task's worst fault per run: unpatched in both loads, and every
+    exit-storm run above 60 us, in each file that measured the series (P, F)."""
     out = []
-    for s in KVF:
-        runs = sorted(x for x in _rt(R, "exit-storm", "patched", s) if x > 60)
-        if runs:
-            out.append("%s us at %s" % (" and ".join("%.0f" % x for x in runs), KVF_NAMES[s]))
-    return ", ".join(out)
+    for src in ("P", "F"):
+        refill = _rt_runs(R, src, "refill", "base", "def")
+        exitst = _rt_runs(R, src, "exit-storm", "base", "def")
+        high = []
+        for s in KVF:
+            try:
+                runs = _rt_runs(R, src, "exit-storm", "patched", s)
+            except Missing:
+                continue
+            over = sorted(x for x in runs if x > 60)
+            if over:
+                high.append("%s us at %s" % (" and ".join("%.0f" % x for x in over), KVF_NAMES[s]))
+        out.append("in %s, unpatched %s us in the refill load and %s us in the exit storm "
+                   "(%d runs each), exit-storm runs above 60 us: %s" % (
+                       src, rng(refill), rng(exitst), len(refill), ", ".join(high) or "none"))
+    return "; ".join(out)
 
 
 def _holders_text(R, setting):
@@ -238,14 +273,28 @@ def irq_holders_k0(R):
 
 @fig
 def tcg_refill(R):
-    """The refill load's time in real time with two vCPUs (TCG), every run,
-    and the median: the lock round trips icount does not price."""
-    parts = []
-    for name, kernel, setting in (("at knob 0", "patched", "k0"), ("at the default", "patched", "def"),
-                                  ("at fraction -1", "patched", "hf-1"), ("unpatched", "base", "def")):
-        runs = _storm(R, "refill", "tcg", kernel, setting)["runs"]
-        parts.append("%s ms %s (median %.0f)" % (rng(runs), name, statistics.median(runs)))
-    return ", ".join(parts)
+    """The refill load's time in real time with two vCPUs (TCG), every run
+    and the median, in each file that measured the series (P, F): the lock
+    round trips icount does not price."""
+    out = []
+    for src in ("P", "F"):
+        parts = []
+        for name, kernel, setting in (("at knob 0", "patched", "k0"),
+                                      ("at the default", "patched", "def"),
+                                      ("at fraction -1", "patched", "hf-1"),
+                                      ("unpatched", "base", "def")):
+            try:
+                runs = _storm_src(R, src, "refill", "tcg", kernel, setting)["runs"]
+            except Missing:
+                continue
+            parts.append("%s ms %s (median %.0f)" % (rng(runs), name, statistics.median(runs)))
+        out.append("in %s %s" % (src, ", ".join(parts)))
+    return "; ".join(out)
+
+
+def _storm_src(R, src, workload, timing, kernel, setting):
+    return get(R.one(src, workload=workload, timing=timing, kernel=kernel, setting=setting),
+               "storm_ms")
 
 
 def _waits(R, src, scenario, kernel, setting, key="count"):
@@ -254,25 +303,41 @@ def _waits(R, src, scenario, kernel, setting, key="count"):
     return w[key]
 
 
-WAIT_SETTINGS = (("unpatched", "base", "def"), ("default", "patched", "def"),
-                 ("knob 0", "patched", "k0"), ("fraction -1", "patched", "hf-1"),
-                 ("fraction -1 and knob 0", "patched", "hf-1k0"))
+PROSE_NAMES = {"def": "default", "k6": "knob 6 (no longer settable)",
+               "hf-1k0": "fraction -1 with knob 0"}
+
+
+def _name(kernel, setting):
+    alone = setting.endswith("-a")
+    setting = setting[:-2] if alone else setting
+    name = "unpatched" if kernel == "base" else \
+        PROSE_NAMES.get(setting, KVF_NAMES.get(setting, setting))
+    return name + (" alone" if alone else "")
+
+
+def _every_setting(rows):
+    """The rows of the unpatched kernel and of the series, in setting order
+    (another kernel, such as an experiment, is not the series)."""
+    return sorted((r for r in rows if r.get("kernel") in ("base", "patched")),
+                  key=runs_md.setting_key)
 
 
 @fig
 def waits_refill_counts(R):
-    """Waits of both CPUs for zone->lock in the refill load, per setting,
-    every committed run that counted them (pooled over its repetitions)."""
+    """Waits of both CPUs for zone->lock in the refill load, every setting of
+    every committed run of the series that counted them (pooled over its
+    repetitions); "alone": the load without the victim."""
     out = []
     for src in ("P", "F", "L"):
+        try:
+            rows = R.rows(src, workload="zone-lock-waits", scenario="refill")
+        except Missing:
+            continue
         parts = []
-        for name, kernel, setting in WAIT_SETTINGS:
-            try:
-                parts.append("%s %d" % (name, _waits(R, src, "refill", kernel, setting)))
-            except Missing:
-                continue
-        if parts:
-            out.append("%s: %s" % (src, ", ".join(parts)))
+        for r in _every_setting(rows):
+            w = runs_md.get(r, "waits", "all") or get(r, "waits_all_phases")
+            parts.append("%s %d" % (_name(r["kernel"], r["setting"]), w["count"]))
+        out.append("%s: %s" % (src, ", ".join(parts)))
     return "; ".join(out)
 
 
@@ -284,20 +349,21 @@ def _dap(R, src, scenario, kernel, setting):
 
 @fig
 def drain_all_pages_runs(R):
-    """drain_all_pages() per call in the exit-storm window, every committed
-    run of the series that timed it (Q's patched kernel is the chunked-refill
-    experiment, not the series), unpatched against the default and 0."""
+    """drain_all_pages() per call in the exit-storm window, every setting of
+    every committed run of the series that timed it (Q's patched kernel is
+    the chunked-refill experiment, not the series)."""
     out = []
     for src in ("P", "F", "L"):
+        try:
+            rows = R.rows(src, workload="zone-lock-waits", scenario="exit-storm")
+        except Missing:
+            continue
         cells = []
-        for name, kernel, setting in (("unpatched", "base", "def"), ("default", "patched", "def"),
-                                      ("knob 0", "patched", "k0")):
-            try:
-                calls, total = _dap(R, src, "exit-storm", kernel, setting)
-            except Missing:
-                continue
-            if calls:
-                cells.append("%s %.2f" % (name, total / calls / 1e3))
+        for r in _every_setting(rows):
+            d = r.get("drain_all_pages") or {}
+            if d.get("calls"):
+                cells.append("%s %.2f" % (_name(r["kernel"], r["setting"]),
+                                          d["total_us"] / d["calls"] / 1e3))
         if cells:
             out.append("%s: %s ms" % (src, ", ".join(cells)))
     return "; ".join(out)
@@ -309,14 +375,17 @@ def probe_per_wait_L(R):
     def pw(kernel, setting):
         r = R.one("L", workload="zone-lock-waits", scenario="refill", kernel=kernel, setting=setting)
         return get(r, "probe_in_holds", "per_wait_us")
-    return "%.1f us at knob 0 against %.1f us unpatched" % (pw("patched", "k0"), pw("base", "def"))
+    return "%.1f us at knob 0, %.1f us at the default, %.1f us unpatched" % (
+        pw("patched", "k0"), pw("patched", "def"), pw("base", "def"))
 
 
 # ---- the quotes --------------------------------------------------------------
 from figure_quotes import CONSTS, EXEMPT, QUOTES, SCANNED  # noqa: E402
 
-UNIT = re.compile(r"(?<![\w.+-])[-+]?\d[\d,.]*(?:\s*(?:-|to|and|,|/)\s*[-+]?\d[\d,.]*)*"
-                  r"\s*(?:ns|us|µs|ms|s|min|minutes|%|x|pages/s|/s|instructions)(?![\w])")
+UNIT = re.compile(r"(?<![\w.+-])[-+]?\d[\d,.]*(?:\s*(?:-|to|and|,|/)\s*[-+]?\d[\d,.]*)*\s*"
+                  r"(?:ns|us|µs|μs|ms|s|secs?|seconds?|[mu]secs?|microseconds?|milliseconds?|"
+                  r"min|minutes?|hours?|%|percent|x|×|times|pages/s|/s|[KMG]iB/s|instructions|"
+                  r"pages|waits|calls|holds|runs|reps|repetitions)(?![\w])")
 
 
 def norm(text):
