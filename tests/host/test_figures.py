@@ -19,20 +19,11 @@ import tempfile
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "bench"))
 import figures  # noqa: E402
+from ktap import Ktap  # noqa: E402
 from figure_quotes import QUOTES  # noqa: E402
 
-n = 0
-failed = False
-
-
-def result(ok, name, why=""):
-    global n, failed
-    n += 1
-    print("%sok %d %s" % ("" if ok else "not ", n, name))
-    if not ok:
-        failed = True
-        for line in why.splitlines()[:20]:
-            print("# " + line)
+K = Ktap()
+result = K.result
 
 
 def check(root):
@@ -137,8 +128,7 @@ def main():
     rc = subprocess.run([sys.executable, os.path.join(TOP, "bench", "figures.py"), "bogus"],
                         capture_output=True).returncode
     result(rc == 2, "a bad command line is status 2")
-    print("1..%d" % n)
-    return 1 if failed else 0
+    return K.finish()
 
 
 if __name__ == "__main__":

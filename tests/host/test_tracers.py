@@ -18,6 +18,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(TOP, "bench"))
 import compare  # noqa: E402
 import runs_md  # noqa: E402
+from ktap import Ktap  # noqa: E402
 
 # Three runs as bench/guest-run writes them: "=== run N" and the tracer's
 # trace file after it.  Run 2's section is an interrupt that came in while
@@ -46,17 +47,8 @@ TRACE = """=== run 1
  => free_unref_folios
 """
 
-n = 0
-failed = False
-
-
-def result(ok, name, why=""):
-    global n, failed
-    n += 1
-    print("%sok %d %s" % ("" if ok else "not ", n, name))
-    if not ok:
-        failed = True
-        print("# " + why)
+K = Ktap()
+result = K.result
 
 
 with tempfile.NamedTemporaryFile("w", suffix=".trace", delete=False) as f:
@@ -76,5 +68,4 @@ result(alloc == [True, False, True], "the allocator held runs 1 and 3, an interr
 held = [runs_md.holder(r) for r in runs]
 result(held == ["refill", "other", "free"], "run 1 is a refill, run 3 a pcp free, run 2 neither",
        repr(held))
-print("1..%d" % n)
-sys.exit(1 if failed else 0)
+sys.exit(K.finish())

@@ -18,16 +18,10 @@ import tempfile
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "bench"))
 import workloads  # noqa: E402
+from ktap import Ktap  # noqa: E402
 
-n = 0
-bad = 0
-
-
-def check(ok, name, why=""):
-    global n, bad
-    n += 1
-    bad += not ok
-    print("%s %d %s%s" % ("ok" if ok else "not ok", n, name, "" if ok else " # " + why))
+K = Ktap()
+check = K.result
 
 
 def run_binary(tmp):
@@ -111,8 +105,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         run_binary(tmp)
         run_rows(tmp)
-    print("1..%d" % n)
-    return 1 if bad else 0
+    return K.finish()
 
 
 if __name__ == "__main__":
