@@ -48,7 +48,7 @@ CONSTS = [
 Q_SETUP = ("vCPU while four processes fault in and exit, and while four map, write "
            "and unmap 32 MiB each ({p_reps} runs each).")
 Q_COST = "Cost: the loaded CPU's time (pf1: will-it-scale page_fault1, one process), medians of {p_reps} runs."
-Q_DRAIN = ("drain_pages_zone(), which the loads of the table do not reach: their traced runs "
+Q_DRAIN = ("drain_pages_zone(), and the traced runs of the table's loads "
            "{p_drain_holds}.")
 Q_HOLDERS = ("rmqueue_bulk()'s hold in every run ({irq_holders_def}); at knob 1 it is a refill "
              "or a pcp free ({irq_holders_k1}), at 0 a pcp free ({irq_holders_k0}).")
@@ -59,8 +59,10 @@ Q_WAITS = ("The waits of both CPUs for zone->lock in that load, each pooled over
            "{waits_refill_counts}.")
 Q_PROBE = "({probe_per_wait_L}, per wait, in L)"
 Q_DAP = "drain_all_pages() took, per call, {drain_all_pages_runs}."
+Q_CYC = ("cyclictest on the loaded CPU, also under icount with two vCPUs, shows no gain at any "
+         "setting, maximum per run, {p_reps} runs each: {cyclictest_icount}.")
 
-SHARED = [Q_SETUP, Q_COST, Q_DRAIN, Q_HOLDERS, Q_RT, Q_TCG, Q_WAITS, "{knob_vs_fraction}"]
+SHARED = [Q_SETUP, Q_COST, Q_DRAIN, Q_HOLDERS, Q_RT, Q_CYC, Q_TCG, Q_WAITS, "{knob_vs_fraction}"]
 
 QUOTES = [(P4, t) for t in SHARED] + [(CL3, t) for t in SHARED] + [
     (CL3, Q_PROBE),

@@ -203,6 +203,23 @@ def p_drain_holds(R):
 
 
 @fig
+def cyclictest_icount(R):
+    """cyclictest on the loaded CPU under icount with two vCPUs (P), the
+    maximum of each run: the other vCPU's turns on the one host thread
+    count in it, so it says little about the kernel."""
+    out = []
+    for scenario, name in (("exit-storm", "exit storm"), ("refill", "refill load")):
+        parts = []
+        for label, kernel, setting in (("unpatched", "base", "def"), ("default", "patched", "def"),
+                                       ("knob 0", "patched", "k0"), ("fraction -1", "patched", "hf-1")):
+            r = R.one("P", workload="cyclictest", timing="icount", scenario=scenario,
+                      kernel=kernel, setting=setting)
+            parts.append("%s %s us" % (label, rng(get(r, "latency_runs", "max_us", "runs"))))
+        out.append("%s: %s" % (name, ", ".join(parts)))
+    return "; ".join(out)
+
+
+@fig
 def p_reps(R):
     """The repetitions of every setting in P (one count, or it says so)."""
     reps = {r.get("reps") for r in R.rows("P") if r.get("reps")}
