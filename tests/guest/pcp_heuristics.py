@@ -14,8 +14,12 @@ run by tests/run (guest pcp-heuristics):
              bound (so above 0 a refill is not split into holds)
   drain      the drain of an offlined CPU (free_pcppages_bulk's count) asks
              for at most batch << scale pages, at scale 0 and 2
+  trim       0001 and the knob on the free path: at scale 0 one trim of
+             order-0 pages asks for at most batch pages in all its chunks
   thp-trim   0001: at scale 0 and -1 one trim after a THP free asks for at
              most batch pages in all its chunks
+  events     the per-hold refill event fires after the unlock (interrupts
+             on again in the refilling task)
   decay      under -1 every used CPU's pcp->high decays to 4 * batch
   auto       0 after -1 gives back high_min < high_max, and high grows
              above 4 * batch once the CPUs allocate
@@ -145,18 +149,74 @@ def check_bound(name, events, limit, scale, whole=False):
         report(True, "%s (%d transfers, the largest %d)" % (name, len(counts), big))
 
 
+def own(ev, pid):
+    """The events of PID itself, not of interrupts on its CPU (irq-info flags)."""
+    return [x for x in ev if x[0] == pid and not (len(x[1]) > 2 and x[1][2] in "hHsSzZ")]
+
+
 def check_refill(default):
     batch = max_batch()
+    held = []
     for scale in sorted({0, 2, default}):
         write(FRAC, 0)
         write(SCALE, scale)
         # more than the CPU's lists hold, which come first without a refill
         cpu = online_cpus()[0]
         cached = sum(p["count"] for p in pagesets() if p["cpu"] == cpu) * mmap.PAGESIZE
-        ev = traced(["kmem/" + REFILL_EVENT], lambda: touch(cpu, 64 * MIB + cached))
+        pid = []
+        ev = traced(["kmem/" + REFILL_EVENT], lambda: pid.append(touch(cpu, 64 * MIB + cached)))
+        held += own(ev, pid[0])
         check_bound("refill: an order-0 refill moves <= batch << %d = %d pages in one zone->lock hold"
                     % (scale, batch << scale),
                     ev, batch << scale, scale, whole=True)
+    # 0002 emits the per-hold event after the unlock, with interrupts on
+    # again in the task's own context (flags "d...": interrupts off).  A
+    # refill the task makes with interrupts already off (a few) fires with
+    # them off either way; one fired inside every hold has them off always.
+    inside = [x for x in held if x[1][:1] in ("d", "D")]
+    report(bool(held) and 2 * len(inside) < len(held),
+           "events: %s fires after the zone->lock hold (%d of %d with interrupts on)"
+           % (REFILL_EVENT, len(held) - len(inside), len(held)),
+           "%d of %d fired with interrupts off: inside the hold?" % (len(inside), len(held))
+           if held else "no refill event of the task")
+
+
+def trim_groups(cpu, size, thp=False, rounds=1):
+    """The task's frees on CPU: one group per free event, with the pages its
+    trim asked free_pcppages_bulk() for (all chunks), and whether a hold of
+    the trim moved a THP."""
+    pmd = read("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size") // mmap.PAGESIZE
+    pid = []
+    ev = traced(["pcph/bulk_free", "kmem/mm_page_free", "kmem/mm_page_free_batched",
+                 "kmem/mm_page_pcpu_drain_hold"],
+                lambda: pid.append(touch(cpu, size, thp=thp, rounds=rounds)))
+    groups, cur = [], None
+    for _, _, e, f in own(ev, pid[0]):
+        if e in ("mm_page_free", "mm_page_free_batched"):
+            cur = {"thp": False, "sum": 0}
+            groups.append(cur)
+        elif e == "bulk_free" and cur is not None:
+            cur["sum"] += int(f["count"], 0)
+        elif e == "mm_page_pcpu_drain_hold" and cur is not None:
+            cur["thp"] |= int(f["nr_pages"]) >= pmd
+    return groups
+
+
+def check_trim():
+    """0001 and the knob on the free path: at scale 0 free_count is capped at
+    one batch, so a trim of order-0 pages asks for one batch in all."""
+    name = "trim: at scale 0 one trim of order-0 pages asks for <= batch pages in all its chunks"
+    batch = max_batch()
+    write(FRAC, 0)
+    write(SCALE, 0)
+    sums = [g["sum"] for g in trim_groups(online_cpus()[-1], 64 * MIB) if g["sum"]]
+    over = [x for x in sums if x > batch]
+    if over:
+        report(False, name, "trims of %r pages, batch %d" % (over[:5], batch))
+    elif not sums or 2 * max(sums) < batch:
+        report(True, name, skip="no trim of half a batch or more: could not fail")
+    else:
+        report(True, "%s (%d trims, the largest %d)" % (name, len(sums), max(sums)))
 
 
 def check_drain():
@@ -196,26 +256,9 @@ def check_thp_trim():
         report(True, name, skip="kernel lacks kmem:mm_page_pcpu_drain_hold")
         return
     batch = max_batch()
-    pmd = read("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size") // mmap.PAGESIZE
     write(FRAC, -1)
     write(SCALE, 0)
-    cpu = online_cpus()[-1]
-    pid = []
-    ev = traced(["pcph/bulk_free", "kmem/mm_page_free", "kmem/mm_page_free_batched",
-                 "kmem/mm_page_pcpu_drain_hold"],
-                lambda: pid.append(touch(cpu, 4 * MIB, thp=True, rounds=8)))
-    groups, cur = [], None
-    for p, flags, e, f in ev:
-        # the child's own frees, not interrupts on its CPU (irq-info flags)
-        if p != pid[0] or (len(flags) > 2 and flags[2] in "hHsSzZ"):
-            continue
-        if e in ("mm_page_free", "mm_page_free_batched"):
-            cur = {"thp": False, "sum": 0}
-            groups.append(cur)
-        elif e == "bulk_free" and cur is not None:
-            cur["sum"] += int(f["count"], 0)
-        elif e == "mm_page_pcpu_drain_hold" and cur is not None:
-            cur["thp"] |= int(f["nr_pages"]) >= pmd
+    groups = trim_groups(online_cpus()[-1], 4 * MIB, thp=True, rounds=8)
     thp = [g["sum"] for g in groups if g["thp"] and g["sum"]]
     over = [g["sum"] for g in groups if g["sum"] > batch]
     if over:
@@ -267,6 +310,7 @@ def main():
             added.append(name)
         check_refill(saved[0])
         check_drain()
+        check_trim()
         check_thp_trim()
         check_decay()
         check_auto()
