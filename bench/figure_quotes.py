@@ -59,8 +59,8 @@ Q_WAITS = ("The waits of both CPUs for zone->lock in that load, each pooled over
            "{waits_refill_counts}.")
 Q_PROBE = "({probe_per_wait_L}, per wait, in L)"
 Q_DAP = "drain_all_pages() took, per call, {drain_all_pages_runs}."
-Q_CYC = ("cyclictest on the loaded CPU, also under icount with two vCPUs, shows no gain at any "
-         "setting, maximum per run, {p_reps} runs each: {cyclictest_icount}.")
+Q_CYC = ("cyclictest on the loaded CPU, also under icount with two vCPUs, maximum per run, "
+         "{p_reps} runs each: {cyclictest_icount}.")
 
 SHARED = [Q_SETUP, Q_COST, Q_DRAIN, Q_HOLDERS, Q_RT, Q_CYC, Q_TCG, Q_WAITS, "{knob_vs_fraction}"]
 

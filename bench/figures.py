@@ -204,18 +204,20 @@ def p_drain_holds(R):
 
 @fig
 def cyclictest_icount(R):
-    """cyclictest on the loaded CPU under icount with two vCPUs (P), the
-    maximum of each run: the other vCPU's turns on the one host thread
-    count in it, so it says little about the kernel."""
+    """cyclictest on the loaded CPU under icount with two vCPUs, the maximum
+    of each run, every setting of each file that measured the series (P, F):
+    the other vCPU's turns on the one host thread count in it."""
     out = []
-    for scenario, name in (("exit-storm", "exit storm"), ("refill", "refill load")):
-        parts = []
-        for label, kernel, setting in (("unpatched", "base", "def"), ("default", "patched", "def"),
-                                       ("knob 0", "patched", "k0"), ("fraction -1", "patched", "hf-1")):
-            r = R.one("P", workload="cyclictest", timing="icount", scenario=scenario,
-                      kernel=kernel, setting=setting)
-            parts.append("%s %s us" % (label, rng(get(r, "latency_runs", "max_us", "runs"))))
-        out.append("%s: %s" % (name, ", ".join(parts)))
+    for src in ("P", "F"):
+        for scenario, name in (("exit-storm", "exit storm"), ("refill", "refill load")):
+            try:
+                rows = R.rows(src, workload="cyclictest", timing="icount", scenario=scenario)
+            except Missing:
+                continue
+            parts = ["%s %s" % (_name(r["kernel"], r["setting"]),
+                                rng(get(r, "latency_runs", "max_us", "runs")))
+                     for r in _every_setting(rows)]
+            out.append("%s %s: %s us" % (src, name, ", ".join(parts)))
     return "; ".join(out)
 
 
@@ -291,21 +293,16 @@ def irq_holders_k0(R):
 @fig
 def tcg_refill(R):
     """The refill load's time in real time with two vCPUs (TCG), every run
-    and the median, in each file that measured the series (P, F): the lock
-    round trips icount does not price."""
+    and the median, every setting of each file that measured the series
+    (P, F): the lock round trips icount does not price."""
     out = []
     for src in ("P", "F"):
-        parts = []
-        for name, kernel, setting in (("at knob 0", "patched", "k0"),
-                                      ("at the default", "patched", "def"),
-                                      ("at fraction -1", "patched", "hf-1"),
-                                      ("unpatched", "base", "def")):
-            try:
-                runs = _storm_src(R, src, "refill", "tcg", kernel, setting)["runs"]
-            except Missing:
-                continue
-            parts.append("%s ms %s (median %.0f)" % (rng(runs), name, statistics.median(runs)))
-        out.append("in %s %s" % (src, ", ".join(parts)))
+        rows = R.rows(src, workload="refill", timing="tcg")
+        parts = ["%s %s ms (median %.0f)" % (_name(r["kernel"], r["setting"]),
+                                             rng(get(r, "storm_ms", "runs")),
+                                             statistics.median(get(r, "storm_ms", "runs")))
+                 for r in _every_setting(rows)]
+        out.append("in %s: %s" % (src, ", ".join(parts)))
     return "; ".join(out)
 
 
