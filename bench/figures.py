@@ -144,8 +144,8 @@ def _pf1(R, setting):
     return get(R.one("P", workload="micro-sweep:pf", kernel="patched", setting=setting), "value")
 
 
-KVF = ["def", "k4", "k3", "k2", "k1", "k0", "hf-1", "hf-1k0"]
-KVF_NAMES = {"def": "default (5)", "k4": "knob 4", "k3": "knob 3", "k2": "knob 2",
+KVF = ["def", "k6", "k4", "k3", "k2", "k1", "k0", "hf-1", "hf-1k0"]
+KVF_NAMES = {"def": "default (5)", "k6": "knob 6 (gone)", "k4": "knob 4", "k3": "knob 3", "k2": "knob 2",
              "k1": "knob 1", "k0": "knob 0", "hf-1": "fraction -1",
              "hf-1k0": "frac. -1, knob 0"}
 
