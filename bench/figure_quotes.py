@@ -62,9 +62,12 @@ Q_DAP = "drain_all_pages() took, per call, {drain_all_pages_runs}."
 Q_CYC = ("cyclictest on the loaded CPU, also under icount with two vCPUs, maximum per run, "
          "{p_reps} runs each: {cyclictest_icount}.")
 
-SHARED = [Q_SETUP, Q_COST, Q_DRAIN, Q_HOLDERS, Q_RT, Q_CYC, Q_TCG, Q_WAITS, "{knob_vs_fraction}"]
+SHARED = [Q_SETUP, Q_COST, Q_DRAIN, Q_HOLDERS, Q_RT, "{knob_vs_fraction}"]
 
 QUOTES = [(P4, t) for t in SHARED] + [(CL3, t) for t in SHARED] + [
+    (CL3, Q_CYC),
+    (CL3, Q_TCG),
+    (CL3, Q_WAITS),
     (CL3, Q_PROBE),
     (CL3, Q_DAP),
     (P5, "{hf_cost}"),
