@@ -355,12 +355,6 @@ def waits_refill_counts(R):
     return "; ".join(out)
 
 
-def _dap(R, src, scenario, kernel, setting):
-    r = R.one(src, workload="zone-lock-waits", scenario=scenario, kernel=kernel, setting=setting)
-    d = r.get("drain_all_pages") or {}
-    return d.get("calls") or 0, d.get("total_us") or 0.0
-
-
 @fig
 def drain_all_pages_runs(R):
     """drain_all_pages() per call in the exit-storm window, every setting of
