@@ -144,9 +144,9 @@ def _pf1(R, setting):
     return get(R.one("P", workload="micro-sweep:pf", kernel="patched", setting=setting), "value")
 
 
-KVF = ["def", "k6", "k4", "k3", "k2", "k1", "k0", "hf-1", "hf-1k0"]
-KVF_NAMES = {"def": "default (5)", "k6": "knob 6 (gone)", "k4": "knob 4", "k3": "knob 3", "k2": "knob 2",
-             "k1": "knob 1", "k0": "knob 0", "hf-1": "fraction -1",
+KVF = ["def", "k4", "k3", "k2", "k1", "k0", "hfmax", "hf-1", "hf-1k0"]
+KVF_NAMES = {"def": "default (5)", "k4": "knob 4", "k3": "knob 3", "k2": "knob 2",
+             "k1": "knob 1", "k0": "knob 0", "hfmax": "fraction INT_MAX", "hf-1": "fraction -1",
              "hf-1k0": "frac. -1, knob 0"}
 
 
@@ -168,6 +168,34 @@ def knob_vs_fraction(R):
             rng(_rt(R, "exit-storm", "patched", s)),
             "%.1fms" % e if s == "def" else pct(e, e0), "%.1fms" % r if s == "def" else pct(r, r0),
             "%d/s" % p0 if s == "def" else pct(p, p0)))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _traced_holds(R, setting, kernel="patched"):
+    """The refill load's traced runs (exact counts; the times are the
+    plain runs'): holds per kind and the pages refills moved."""
+    r = R.one("P", workload="refill", timing="tcg", kernel=kernel, setting=setting)
+    h = get(r, "holds")
+    pages = get(h, "refill", "per_refill", "pages_total")
+    return h, pages
+
+
+@fig
+def lock_holds(R):
+    """What each setting does to the pcp cache in the refill load (P, the
+    traced runs, exact counts over all of them): the largest refill, and
+    zone->lock holds per MiB the refills moved, refills alone and every
+    hold (frees, trims, decay, drains, other) together."""
+    row = "%-17s %-8s %-8s %s"
+    lines = ["%-17s %-8s %s" % ("", "largest", "zone->lock holds per MiB"),
+             row % ("", "refill,", "refills", "all"),
+             row % ("setting", "pages", "", "")]
+    for s in KVF:
+        h, pages = _traced_holds(R, s)
+        mib = pages / 256.0
+        every = sum(runs_md.get(h, k, "calls") or 0 for k in ("free", "refill", "drain", "decay", "other"))
+        lines.append(row % (KVF_NAMES[s], get(h, "refill", "max_pages"),
+                            "%.2f" % (get(h, "refill", "calls") / mib), "%.2f" % (every / mib)))
     return "\n".join(line.rstrip() for line in lines)
 
 
@@ -317,7 +345,7 @@ def _waits(R, src, scenario, kernel, setting, key="count"):
     return w[key]
 
 
-PROSE_NAMES = {"def": "default", "k6": "knob 6 (no longer settable)",
+PROSE_NAMES = {"def": "default", "hfmax": "fraction 2147483647",
                "hf-1k0": "fraction -1 with knob 0"}
 
 
