@@ -144,9 +144,9 @@ def _pf1(R, setting):
     return get(R.one("P", workload="micro-sweep:pf", kernel="patched", setting=setting), "value")
 
 
-KVF = ["def", "k6", "k4", "k3", "k2", "k1", "k0", "hf-1", "hf-1k0"]
-KVF_NAMES = {"def": "default (5)", "k6": "knob 6 (gone)", "k4": "knob 4", "k3": "knob 3", "k2": "knob 2",
-             "k1": "knob 1", "k0": "knob 0", "hf-1": "fraction -1",
+KVF = ["def", "k4", "k3", "k2", "k1", "k0", "hfmax", "hf-1", "hf-1k0"]
+KVF_NAMES = {"def": "default (5)", "k4": "knob 4", "k3": "knob 3", "k2": "knob 2",
+             "k1": "knob 1", "k0": "knob 0", "hfmax": "fraction INT_MAX", "hf-1": "fraction -1",
              "hf-1k0": "frac. -1, knob 0"}
 
 
@@ -168,6 +168,34 @@ def knob_vs_fraction(R):
             rng(_rt(R, "exit-storm", "patched", s)),
             "%.1fms" % e if s == "def" else pct(e, e0), "%.1fms" % r if s == "def" else pct(r, r0),
             "%d/s" % p0 if s == "def" else pct(p, p0)))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _traced_holds(R, setting, kernel="patched"):
+    """The refill load's traced runs (exact counts; the times are the
+    plain runs'): holds per kind and the pages refills moved."""
+    r = R.one("P", workload="refill", timing="tcg", kernel=kernel, setting=setting)
+    h = get(r, "holds")
+    pages = get(h, "refill", "per_refill", "pages_total")
+    return h, pages
+
+
+@fig
+def lock_holds(R):
+    """What each setting does to the pcp cache in the refill load (P, the
+    traced runs, exact counts over all of them): the largest refill, and
+    zone->lock holds per MiB the refills moved, refills alone and every
+    hold (frees, trims, decay, drains, other) together."""
+    row = "%-17s %-8s %-8s %s"
+    lines = ["%-17s %-8s %s" % ("", "largest", "zone->lock holds per MiB"),
+             row % ("", "refill,", "refills", "all"),
+             row % ("setting", "pages", "", "")]
+    for s in KVF:
+        h, pages = _traced_holds(R, s)
+        mib = pages / 256.0
+        every = sum(runs_md.get(h, k, "calls") or 0 for k in ("free", "refill", "drain", "decay", "other"))
+        lines.append(row % (KVF_NAMES[s], get(h, "refill", "max_pages"),
+                            "%.2f" % (get(h, "refill", "calls") / mib), "%.2f" % (every / mib)))
     return "\n".join(line.rstrip() for line in lines)
 
 
@@ -205,10 +233,10 @@ def p_drain_holds(R):
 @fig
 def cyclictest_icount(R):
     """cyclictest on the loaded CPU under icount with two vCPUs, the maximum
-    of each run, every setting of each file that measured the series (P, F):
-    the other vCPU's turns on the one host thread count in it."""
+    of each run, every setting (P): the other vCPU's turns on the one host
+    thread count in it."""
     out = []
-    for src in ("P", "F"):
+    for src in ("P",):
         for scenario, name in (("exit-storm", "exit storm"), ("refill", "refill load")):
             try:
                 rows = R.rows(src, workload="cyclictest", timing="icount", scenario=scenario)
@@ -217,7 +245,7 @@ def cyclictest_icount(R):
             parts = ["%s %s" % (_name(r["kernel"], r["setting"]),
                                 rng(get(r, "latency_runs", "max_us", "runs")))
                      for r in _every_setting(rows)]
-            out.append("%s %s: %s us" % (src, name, ", ".join(parts)))
+            out.append("%s: %s us" % (name, ", ".join(parts)))
     return "; ".join(out)
 
 
@@ -250,9 +278,9 @@ def _rt_runs(R, src, scenario, kernel, setting):
 @fig
 def rt_summary(R):
     """The RT task's worst fault per run: unpatched in both loads, and every
-    exit-storm run above 60 us, in each file that measured the series (P, F)."""
+    exit-storm run above 60 us (P)."""
     out = []
-    for src in ("P", "F"):
+    for src in ("P",):
         refill = _rt_runs(R, src, "refill", "base", "def")
         exitst = _rt_runs(R, src, "exit-storm", "base", "def")
         high = []
@@ -264,9 +292,9 @@ def rt_summary(R):
             over = sorted(x for x in runs if x > 60)
             if over:
                 high.append("%s us at %s" % (" and ".join("%.0f" % x for x in over), KVF_NAMES[s]))
-        out.append("in %s, unpatched %s us in the refill load and %s us in the exit storm "
+        out.append("unpatched %s us in the refill load and %s us in the exit storm "
                    "(%d runs each), exit-storm runs above 60 us: %s" % (
-                       src, rng(refill), rng(exitst), len(refill), ", ".join(high) or "none"))
+                       rng(refill), rng(exitst), len(refill), ", ".join(high) or "none"))
     return "; ".join(out)
 
 
@@ -293,16 +321,16 @@ def irq_holders_k0(R):
 @fig
 def tcg_refill(R):
     """The refill load's time in real time with two vCPUs (TCG), every run
-    and the median, every setting of each file that measured the series
-    (P, F): the lock round trips icount does not price."""
+    and the median, every setting (P): the lock round trips icount does
+    not price."""
     out = []
-    for src in ("P", "F"):
+    for src in ("P",):
         rows = R.rows(src, workload="refill", timing="tcg")
         parts = ["%s %s ms (median %.0f)" % (_name(r["kernel"], r["setting"]),
                                              rng(get(r, "storm_ms", "runs")),
                                              statistics.median(get(r, "storm_ms", "runs")))
                  for r in _every_setting(rows)]
-        out.append("in %s: %s" % (src, ", ".join(parts)))
+        out.append(", ".join(parts))
     return "; ".join(out)
 
 
@@ -317,7 +345,7 @@ def _waits(R, src, scenario, kernel, setting, key="count"):
     return w[key]
 
 
-PROSE_NAMES = {"def": "default", "k6": "knob 6 (no longer settable)",
+PROSE_NAMES = {"def": "default", "hfmax": "fraction 2147483647",
                "hf-1k0": "fraction -1 with knob 0"}
 
 
@@ -339,10 +367,9 @@ def _every_setting(rows):
 @fig
 def waits_refill_counts(R):
     """Waits of both CPUs for zone->lock in the refill load, every setting of
-    every committed run of the series that counted them (pooled over its
-    repetitions); "alone": the load without the victim."""
+    P (pooled over its repetitions); "alone": the load without the victim."""
     out = []
-    for src in ("P", "F", "L"):
+    for src in ("P",):
         try:
             rows = R.rows(src, workload="zone-lock-waits", scenario="refill")
         except Missing:
@@ -351,17 +378,15 @@ def waits_refill_counts(R):
         for r in _every_setting(rows):
             w = runs_md.get(r, "waits", "all") or get(r, "waits_all_phases")
             parts.append("%s %d" % (_name(r["kernel"], r["setting"]), w["count"]))
-        out.append("%s: %s" % (src, ", ".join(parts)))
+        out.append(", ".join(parts))
     return "; ".join(out)
 
 
 @fig
 def drain_all_pages_runs(R):
-    """drain_all_pages() per call in the exit-storm window, every setting of
-    every committed run of the series that timed it (Q's patched kernel is
-    the chunked-refill experiment, not the series)."""
+    """drain_all_pages() per call in the exit-storm window, every setting (P)."""
     out = []
-    for src in ("P", "F", "L"):
+    for src in ("P",):
         try:
             rows = R.rows(src, workload="zone-lock-waits", scenario="exit-storm")
         except Missing:
@@ -373,18 +398,17 @@ def drain_all_pages_runs(R):
                 cells.append("%s %.2f" % (_name(r["kernel"], r["setting"]),
                                           d["total_us"] / d["calls"] / 1e3))
         if cells:
-            out.append("%s: %s ms" % (src, ", ".join(cells)))
+            out.append("%s ms" % ", ".join(cells))
     return "; ".join(out)
 
 
 @fig
-def probe_per_wait_L(R):
-    """L: what waits.bt's handler adds to each wait, refill load."""
-    def pw(kernel, setting):
-        r = R.one("L", workload="zone-lock-waits", scenario="refill", kernel=kernel, setting=setting)
-        return get(r, "probe_in_holds", "per_wait_us")
-    return "%.1f us at knob 0, %.1f us at the default, %.1f us unpatched" % (
-        pw("patched", "k0"), pw("patched", "def"), pw("base", "def"))
+def probe_per_wait(R):
+    """P: what waits.bt's handler adds to each wait in the refill load, the
+    range over every setting of both kernels."""
+    pw = [get(r, "probe_in_holds", "per_wait_us")
+          for r in _every_setting(R.rows("P", workload="zone-lock-waits", scenario="refill"))]
+    return "%s us" % rng(pw, 1)
 
 
 # ---- the quotes --------------------------------------------------------------

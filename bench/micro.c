@@ -13,6 +13,14 @@
  *   mmap     mmap + touch one page + munmap of 1 MiB: us/op
  *   build    a build-like load: gcc -O2 -c bench/storm.c (run from the
  *            repository's top folder): ms/op
+ *   lock     a spin lock's acquire and release (lock cmpxchg, then a
+ *            release store: qspinlock's fast path) around an increment, on
+ *            one shared line: ns/op.  With -p 2 two processes bound to CPUs 0
+ *            and 1 take turns on the same lock (contended); alone, the
+ *            atomic's own cost.  Not a regression probe: it asks what an
+ *            emulator charges for the instruction that takes zone->lock
+ *   add      the same loop with a plain increment and no lock: ns/op, the
+ *            baseline the lock's figure is read against
  *   sys      getppid(2) in a loop: ns/op.  Not a regression probe: with a
  *            kprobe on __x64_sys_getppid's ret instruction against none, it
  *            gives what one int3 probe costs (bench/guest-run's waits phase)
@@ -218,6 +226,87 @@ static void mmap_munmap(long loops, int procs __attribute__((unused)))
 	       (now_ns() - t0) / 1e3 / loops, (now_ns() - t0) / 1e6);
 }
 
+/* A shared word for lock and add: MAP_SHARED, so -p 2's processes share it */
+static int *shared_words(void)
+{
+	int *w = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (w == MAP_FAILED)
+		die("mmap");
+	return w;
+}
+
+/* One process's loops: w[0] the lock (-1: none), w[1] the counter */
+static void lock_loops(int *w, long loops, int locked)
+{
+	long i;
+
+	for (i = 0; i < loops; i++) {
+		if (locked) {
+			int zero = 0;
+
+			while (!__atomic_compare_exchange_n(&w[0], &zero, 1, 0, __ATOMIC_ACQUIRE,
+							    __ATOMIC_RELAXED)) {
+				zero = 0;
+				while (__atomic_load_n(&w[0], __ATOMIC_RELAXED))
+					__builtin_ia32_pause();
+			}
+		}
+		__atomic_store_n(&w[1], __atomic_load_n(&w[1], __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+		if (locked)
+			__atomic_store_n(&w[0], 0, __ATOMIC_RELEASE);
+	}
+}
+
+static void lock_probe(const char *probe, long loops, int procs, int locked)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int *w = shared_words(), go[2], i, status, failed = 0;
+	uint64_t t0, t;
+	char c = 0;
+
+	if (pipe(go))
+		die("pipe");
+	for (i = 0; i < procs; i++) {
+		if (fork_or_die() == 0) {
+			bind_cpu(i % (ncpu > 0 ? ncpu : 1));
+			close(go[1]);
+			if (read(go[0], &c, 1) < 0)
+				_exit(1);
+			lock_loops(w, loops, locked);
+			_exit(0);
+		}
+	}
+	close(go[0]);
+	t0 = now_ns();
+	close(go[1]);
+	while (wait(&status) > 0)
+		failed |= !WIFEXITED(status) || WEXITSTATUS(status);
+	t = now_ns() - t0;
+	if (failed) {
+		fprintf(stderr, "%s: a %s process failed\n", myname, probe);
+		exit(1);
+	}
+	/* under the lock no increment is lost: a check that it excluded */
+	if (locked && w[1] != procs * loops) {
+		fprintf(stderr, "%s: %d increments under the lock, not %ld\n",
+			myname, w[1], procs * loops);
+		exit(1);
+	}
+	printf("{\"probe\": \"%s\", \"procs\": %d, \"unit\": \"ns/op\", \"value\": %.1f, \"wall_ms\": %.1f",
+	       probe, procs, (double)t / (procs * loops), t / 1e6);
+}
+
+static void spin_lock(long loops, int procs)
+{
+	lock_probe("lock", loops, procs, 1);
+}
+
+static void plain_add(long loops, int procs)
+{
+	lock_probe("add", loops, procs, 0);
+}
+
 static void sys_getppid(long loops, int procs __attribute__((unused)))
 {
 	uint64_t t0 = now_ns();
@@ -274,6 +363,8 @@ int main(int argc, char **argv)
 		{ "fork", fork_exit, 300, 0 },
 		{ "mmap", mmap_munmap, 20000, 0 },
 		{ "build", build, 3, 0 },
+		{ "lock", spin_lock, 2000000, 1 },
+		{ "add", plain_add, 2000000, 0 },
 		{ "sys", sys_getppid, 200000, 0 },
 	};
 	unsigned int i;
@@ -297,7 +388,7 @@ int main(int argc, char **argv)
 		if (strcmp(argv[optind], probes[i].name))
 			continue;
 		if (procs > 1 && !probes[i].parallel) {
-			fprintf(stderr, "%s: -p is for pf and pf2 only\n", myname);
+			fprintf(stderr, "%s: -p is for pf, pf2 and lock only\n", myname);
 			return 2;
 		}
 		loops = probes[i].loops;
@@ -316,6 +407,6 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "%s: unknown probe '%s'\n", myname, argv[optind]);
 usage:
-	fprintf(stderr, "usage: %s [-p PROCS] pf|pf2|pflat|fork|mmap|build|sys [LOOPS]\n", myname);
+	fprintf(stderr, "usage: %s [-p PROCS] pf|pf2|pflat|fork|mmap|build|lock|add|sys [LOOPS]\n", myname);
 	return 2;
 }

@@ -59,7 +59,7 @@ test_scripts_reject_bad_usage() {
 		"scripts/export extra" "scripts/tree extra" "scripts/deps --bogus" \
 		"scripts/base extra" "tests/run -x" "bench/run --bogus" \
 		"scripts/vm --icount --accel kvm -- true" "bench/run --timing x" \
-		"bench/run --smoke --multi" "bench/run --reps 0" "scripts/series --bogus" \
+		"bench/run --smoke --multi" "bench/run --probes --short" "bench/run --reps 0" "scripts/series --bogus" \
 		"scripts/series -v 0" "bench/cover.py bogus" "tests/check-series --bogus"; do
 		# shellcheck disable=SC2086 # split on purpose
 		err=$(expect_status 2 $cmd 2>&1 >/dev/null) || { echo "$err"; return 1; }
@@ -249,6 +249,18 @@ test_vm_icount_is_deterministic() {
 		d = (v[3] - v[1]) / 2 / v[2] * 100
 		printf "page faults/s: %s %s %s, half-range %.3f%% of the median\n", v[1], v[2], v[3], d
 		exit !(d <= 0.5)}'
+}
+
+# bench/micro lock: two processes on the two CPUs take turns on one spin
+# lock and lose no increment under it (the probe's own check, exit 1), and
+# its figure is what the timing charges per acquisition; add, the plain
+# baseline, runs in one process only.
+test_micro_lock_excludes() {
+	local out
+	out=$("$build/bench/micro" -p 2 lock 200000) || { echo "$out"; return 1; }
+	printf '%s\n' "$out" | grep -q '"probe": "lock", "procs": 2, "unit": "ns/op", "value": [0-9]' ||
+		{ echo "not a lock figure: $out"; return 1; }
+	expect_status 2 "$build/bench/micro" -p 2 add 2>/dev/null
 }
 
 test_vm_times_out() {
