@@ -144,7 +144,7 @@ def _pf1(R, setting):
     return get(R.one("P", workload="micro-sweep:pf", kernel="patched", setting=setting), "value")
 
 
-KVF = ["def", "k4", "k3", "k2", "k1", "k0", "hfmax", "hf-1", "hf-1k0"]
+KVF = ["def", "k4", "k3", "k2", "k1", "k0", "hfmax", "hf-1"]
 KVF_NAMES = {"def": "default (5)", "k4": "knob 4", "k3": "knob 3", "k2": "knob 2",
              "k1": "knob 1", "k0": "knob 0", "hfmax": "fraction INT_MAX", "hf-1": "fraction -1",
              "hf-1k0": "frac. -1, knob 0"}
@@ -213,40 +213,6 @@ def hf_cost(R):
                 pct(statistics.median(e["runs"]), statistics.median(e0["runs"])),
                 statistics.median(e["runs"]), statistics.median(e0["runs"]),
                 rng(e["runs"], 1), rng(e0["runs"], 1)))
-
-
-@fig
-def p_drain_holds(R):
-    """Drain holds in P's traced runs (rows whose free holds were timed: the
-    others did not trace), what the dropped drain patch could change there."""
-    holds = runs = 0
-    for r in R.rows("P"):
-        if runs_md.get(r, "holds", "free", "calls"):
-            holds += runs_md.get(r, "holds", "drain", "calls") or 0
-            runs += r.get("reps") or 0
-    if not runs:
-        raise Missing("P has no traced run")
-    return ("saw no drain hold (0 in %d traced runs)" % runs if not holds
-            else "saw %d drain holds in %d traced runs" % (holds, runs))
-
-
-@fig
-def cyclictest_icount(R):
-    """cyclictest on the loaded CPU under icount with two vCPUs, the maximum
-    of each run, every setting (P): the other vCPU's turns on the one host
-    thread count in it."""
-    out = []
-    for src in ("P",):
-        for scenario, name in (("exit-storm", "exit storm"), ("refill", "refill load")):
-            try:
-                rows = R.rows(src, workload="cyclictest", timing="icount", scenario=scenario)
-            except Missing:
-                continue
-            parts = ["%s %s" % (_name(r["kernel"], r["setting"]),
-                                rng(get(r, "latency_runs", "max_us", "runs")))
-                     for r in _every_setting(rows)]
-            out.append("%s: %s us" % (name, ", ".join(parts)))
-    return "; ".join(out)
 
 
 @fig
