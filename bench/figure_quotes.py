@@ -48,24 +48,19 @@ CONSTS = [
 Q_SETUP = ("vCPU while four processes fault in and exit, and while four map, write "
            "and unmap 32 MiB each ({p_reps} runs each).")
 Q_COST = "Cost: the loaded CPU's time (pf1: will-it-scale page_fault1, one process), medians of {p_reps} runs."
-Q_DRAIN = ("drain_pages_zone(), and the traced runs of the table's loads "
-           "{p_drain_holds}.")
 Q_HOLDERS = ("rmqueue_bulk()'s hold in every run ({irq_holders_def}); at knob 1 it is a refill "
              "or a pcp free ({irq_holders_k1}), at 0 a pcp free ({irq_holders_k0}).")
-Q_RT = ("The RT task's worst fault (icount; under TCG the host's scheduling sets it), in each "
-        "file that measured the series: {rt_summary}.")
+Q_RT = ("The RT task's worst fault (icount; under TCG the host's scheduling sets it): "
+        "{rt_summary}.")
 Q_TCG = "In real time with two vCPUs (TCG), {p_reps} runs each, the refill load took {tcg_refill}."
 Q_WAITS = ("The waits of both CPUs for zone->lock in that load, each pooled over {p_reps} runs: "
            "{waits_refill_counts}.")
-Q_PROBE = "({probe_per_wait_L}, per wait, in L)"
+Q_PROBE = "({probe_per_wait} per wait, over every setting)"
 Q_DAP = "drain_all_pages() took, per call, {drain_all_pages_runs}."
-Q_CYC = ("cyclictest on the loaded CPU, also under icount with two vCPUs, maximum per run, "
-         "{p_reps} runs each: {cyclictest_icount}.")
 
-SHARED = [Q_SETUP, Q_COST, Q_DRAIN, Q_HOLDERS, Q_RT, "{knob_vs_fraction}"]
+SHARED = [Q_SETUP, Q_COST, Q_HOLDERS, Q_RT, "{knob_vs_fraction}", "{lock_holds}"]
 
 QUOTES = [(P4, t) for t in SHARED] + [(CL3, t) for t in SHARED] + [
-    (CL3, Q_CYC),
     (CL3, Q_TCG),
     (CL3, Q_WAITS),
     (CL3, Q_PROBE),

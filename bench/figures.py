@@ -49,6 +49,7 @@ SOURCES = {
     "L": ["2026-12-02-tcg-waits-light-probe.json"],
     "Q": ["2026-12-02-tcg-quiet-chunked-refill.json"],
     "S612": ["2026-12-02-6.12-tcg-short-series.json"],
+    "PR": ["2026-12-03-probes-icount.json", "2026-12-03-probes-tcg.json"],
 }
 
 
@@ -197,6 +198,21 @@ def lock_holds(R):
         lines.append(row % (KVF_NAMES[s], get(h, "refill", "max_pages"),
                             "%.2f" % (get(h, "refill", "calls") / mib), "%.2f" % (every / mib)))
     return "\n".join(line.rstrip() for line in lines)
+
+
+@fig
+def lock_cost(R):
+    """What each timing charges for a spin lock's atomic (bench/micro lock:
+    lock cmpxchg and a release store around an increment), alone on one
+    vCPU and with both vCPUs taking turns on the lock, against a plain
+    loop (micro add): ns per operation, the range over every run (PR)."""
+    def r(timing, probe):
+        return rng(get(R.one("PR", workload="micro:" + probe, timing=timing, kernel="patched"),
+                       "value", "runs"), 1)
+    return ("under TCG %s ns alone and %s ns with both vCPUs on the lock, against %s ns for "
+            "a plain loop's step; under icount %s, %s and %s ns" % (
+                r("tcg", "lock"), r("tcg", "lock-x2"), r("tcg", "add"),
+                r("icount", "lock"), r("icount", "lock-x2"), r("icount", "add")))
 
 
 @fig
