@@ -58,13 +58,19 @@ Q_WAITS = ("The waits of both CPUs for zone->lock in that load, each pooled over
 Q_PROBE = "({probe_per_wait} per wait, over every setting)"
 Q_DAP = "drain_all_pages() took, per call, {drain_all_pages_runs}."
 
-SHARED = [Q_SETUP, Q_COST, Q_HOLDERS, Q_RT, "{knob_vs_fraction}", "{lock_holds}"]
+Q_LISTS = "from the traced runs of the refill load (exact counts, {p_reps} runs each):"
+
+SHARED = [Q_SETUP, Q_COST, Q_HOLDERS, Q_RT, Q_LISTS, "{knob_vs_fraction}", "{lock_holds}"]
 
 QUOTES = [(P4, t) for t in SHARED] + [(CL3, t) for t in SHARED] + [
     (CL3, Q_TCG),
     (CL3, Q_WAITS),
     (CL3, Q_PROBE),
     (CL3, Q_DAP),
+    (CL3, "from bench/micro lock (a lock cmpxchg and a release store around an increment, in "
+          "user space): {lock_cost}."),
+    (CL3, "At its defaults the series costs nothing measurable in the regression probes "
+          "(icount, the loaded CPU's time, each run): {default_cost}."),
     (P5, "{hf_cost}"),
     (P5, "guest time counts instructions executed; {p_reps} runs each, one kernel and one run"),
     ("patches/6.12/cover-letter.txt", "the largest bulk free moved {s612_free_pages}"),

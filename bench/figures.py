@@ -104,7 +104,8 @@ def rng(values, nd=0):
 
 
 def pct(new, old, nd=1):
-    return "%+.*f%%" % (nd, 100.0 * (new - old) / old)
+    x = 100.0 * (new - old) / old
+    return "%.*f%%" % (nd, 0.0) if round(x, nd) == 0 else "%+.*f%%" % (nd, x)
 
 
 # ---- the figures ------------------------------------------------------------
@@ -209,10 +210,33 @@ def lock_cost(R):
     def r(timing, probe):
         return rng(get(R.one("PR", workload="micro:" + probe, timing=timing, kernel="patched"),
                        "value", "runs"), 1)
+    reps = {x.get("reps") for x in R.rows("PR") if str(x.get("workload")).startswith("micro:lock")}
+    if len(reps) != 1:
+        raise Missing("PR's lock rows have %s runs, not one count" % sorted(reps))
     return ("under TCG %s ns alone and %s ns with both vCPUs on the lock, against %s ns for "
-            "a plain loop's step; under icount %s, %s and %s ns" % (
+            "a plain loop's step; under icount %s, %s and %s ns (%d runs each)" % (
                 r("tcg", "lock"), r("tcg", "lock-x2"), r("tcg", "add"),
-                r("icount", "lock"), r("icount", "lock-x2"), r("icount", "add")))
+                r("icount", "lock"), r("icount", "lock-x2"), r("icount", "add"), reps.pop()))
+
+
+@fig
+def default_cost(R):
+    """The series at its defaults against unpatched, icount (PR): the
+    regression probes, each run's figure."""
+    names = [("pf", "page_fault1", "pages/s"), ("pf-x2", "page_fault1 x2", "pages/s"),
+             ("pf2", "page_fault2", "pages/s"), ("pf2-x2", "page_fault2 x2", "pages/s"),
+             ("fork", "fork+exit", "us"), ("mmap", "mmap+munmap", "us")]
+    parts = []
+    for probe, name, unit in names:
+        def runs(kernel):
+            return get(R.one("PR", workload="micro:" + probe, timing="icount", kernel=kernel),
+                       "value", "runs")
+        b, p = runs("base"), runs("patched")
+        nd = 0 if unit == "pages/s" else 2
+        parts.append("%s %s against %s %s (%s)" % (
+            name, rng(p, nd), rng(b, nd), unit,
+            pct(statistics.median(p), statistics.median(b))))
+    return "; ".join(parts)
 
 
 @fig
@@ -334,8 +358,9 @@ PROSE_NAMES = {"def": "default", "hfmax": "fraction 2147483647",
 def _name(kernel, setting):
     alone = setting.endswith("-a")
     setting = setting[:-2] if alone else setting
-    name = "unpatched" if kernel == "base" else \
-        PROSE_NAMES.get(setting, KVF_NAMES.get(setting, setting))
+    name = PROSE_NAMES.get(setting, KVF_NAMES.get(setting, setting))
+    if kernel == "base":
+        name = "unpatched" if setting == "def" else "unpatched at " + name
     return name + (" alone" if alone else "")
 
 

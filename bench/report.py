@@ -122,7 +122,7 @@ def report(dirname):
     res = [{k: v for k, v in c.items() if not k.startswith("_")} for c in cases] + micro
     with open(os.path.join(dirname, "results.json"), "w") as f:
         json.dump(res, f, indent=1)
-    made = plots(dirname, [c for c in cases if c["timing"] == "tcg"])
+    made = plots(dirname, cases)
     text = table(res)
     bases = sorted({c["base"] for c in cases if c["base"]}) or ["?"]
     first = cases[0] if cases else {}
