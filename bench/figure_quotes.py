@@ -55,14 +55,17 @@ Q_RT = ("The RT task's worst fault (icount; under TCG the host's scheduling sets
 Q_TCG = "In real time with two vCPUs (TCG), {p_reps} runs each, the refill load took {tcg_refill}."
 Q_WAITS = ("The waits of both CPUs for zone->lock in that load, each pooled over {p_reps} runs: "
            "{waits_refill_counts}.")
-Q_PROBE = "({probe_per_wait} per wait, over every setting)"
+Q_PROBE = "(on average {probe_per_wait} per wait, over the settings)"
 Q_DAP = "drain_all_pages() took, per call, {drain_all_pages_runs}."
 
-Q_LISTS = "from the traced runs of the refill load (exact counts, {p_reps} runs each):"
+Q_LISTS = ("from the traced runs of the refill load (the per-hold events, one per hold, "
+           "{p_reps} runs each; per MiB the refills moved):")
 
-SHARED = [Q_SETUP, Q_COST, Q_HOLDERS, Q_RT, Q_LISTS, "{knob_vs_fraction}", "{lock_holds}"]
+SHARED = [Q_SETUP, Q_COST, Q_HOLDERS, Q_RT, "{knob_vs_fraction}"]
 
 QUOTES = [(P4, t) for t in SHARED] + [(CL3, t) for t in SHARED] + [
+    (CL3, Q_LISTS),
+    (CL3, "{lock_holds}"),
     (CL3, Q_TCG),
     (CL3, Q_WAITS),
     (CL3, Q_PROBE),
@@ -70,7 +73,7 @@ QUOTES = [(P4, t) for t in SHARED] + [(CL3, t) for t in SHARED] + [
     (CL3, "from bench/micro lock (a lock cmpxchg and a release store around an increment, in "
           "user space): {lock_cost}."),
     (CL3, "At its defaults the series costs nothing measurable in the regression probes "
-          "(icount, the loaded CPU's time, each run): {default_cost}."),
+          "(icount, each run; in brackets the series' median against unpatched's): {default_cost}."),
     (P5, "{hf_cost}"),
     (P5, "guest time counts instructions executed; {p_reps} runs each, one kernel and one run"),
     ("patches/6.12/cover-letter.txt", "the largest bulk free moved {s612_free_pages}"),

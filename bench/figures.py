@@ -160,9 +160,15 @@ def knob_vs_fraction(R):
         return statistics.median(_storm(R, workload, "icount", "patched", s)["runs"])
     e0, r0, p0 = med("exit-storm", "def"), med("refill", "def"), _pf1(R, "def")["median"]
     row = "%-17s %-8s %-8s %-8s %-7s %-8s %s"
+    n_irq = {len(_tracer_runs(R, s)) for s in KVF}
+    n_rt = {len(_rt(R, sc, "patched", s)) for s in KVF for sc in ("refill", "exit-storm")}
+    if len(n_irq) != 1 or len(n_rt) != 1:
+        raise Missing("P's settings have %s irqs-off and %s RT runs, not one count each"
+                      % (sorted(n_irq), sorted(n_rt)))
     lines = ["%-17s %-8s %-16s %s" % ("", "irqs off", "RT worst fault", "cost against the default"),
              row % ("", "max, us", "refill", "exit", "exit", "refill", "pf1"),
-             "%-17s %-8s %-17s %-7s %s" % ("setting", "10 runs", "us, 5 runs each", "storm", "load")]
+             "%-17s %-8s %-17s %-7s %s" % ("setting", "%d runs" % n_irq.pop(),
+                                          "us, %d runs each" % n_rt.pop(), "storm", "load")]
     for s in KVF:
         e, r, p = med("exit-storm", s), med("refill", s), _pf1(R, s)["median"]
         lines.append(row % (
@@ -184,20 +190,22 @@ def _traced_holds(R, setting, kernel="patched"):
 
 @fig
 def lock_holds(R):
-    """What each setting does to the pcp cache in the refill load (P, the
-    traced runs, exact counts over all of them): the largest refill, and
-    zone->lock holds per MiB the refills moved, refills alone and every
-    hold (frees, trims, decay, drains, other) together."""
+    """What each setting does to the pcp lists in the refill load (P, the
+    traced runs, counted by the per-hold events over all of them): the
+    largest refill, and zone->lock holds of the bulk transfers per MiB the
+    refills moved, refills alone and every bulk hold (refills, trims,
+    decay, drains) together."""
     row = "%-17s %-8s %-8s %s"
-    lines = ["%-17s %-8s %s" % ("", "largest", "zone->lock holds per MiB"),
-             row % ("", "refill,", "refills", "all"),
-             row % ("setting", "pages", "", "")]
+    lines = ["%-17s %-8s %s" % ("", "largest", "zone->lock holds per"),
+             "%-17s %-8s %s" % ("", "refill,", "MiB refilled"),
+             row % ("setting", "pages", "refills", "all bulk")]
     for s in KVF:
         h, pages = _traced_holds(R, s)
         mib = pages / 256.0
-        every = sum(runs_md.get(h, k, "calls") or 0 for k in ("free", "refill", "drain", "decay", "other"))
+        every = sum(get(h, k, "tp_calls") if k == "refill" else (runs_md.get(h, k, "tp_calls") or 0)
+                    for k in ("free", "refill", "drain", "decay"))
         lines.append(row % (KVF_NAMES[s], get(h, "refill", "max_pages"),
-                            "%.2f" % (get(h, "refill", "calls") / mib), "%.2f" % (every / mib)))
+                            "%.2f" % (get(h, "refill", "tp_calls") / mib), "%.2f" % (every / mib)))
     return "\n".join(line.rstrip() for line in lines)
 
 
@@ -214,7 +222,7 @@ def lock_cost(R):
     if len(reps) != 1:
         raise Missing("PR's lock rows have %s runs, not one count" % sorted(reps))
     return ("under TCG %s ns alone and %s ns with both vCPUs on the lock, against %s ns for "
-            "a plain loop's step; under icount %s, %s and %s ns (%d runs each)" % (
+            "a plain loop's step; under icount %s, %s and %s ns (%d runs each, the series' kernel)" % (
                 r("tcg", "lock"), r("tcg", "lock-x2"), r("tcg", "add"),
                 r("icount", "lock"), r("icount", "lock-x2"), r("icount", "add"), reps.pop()))
 
@@ -290,14 +298,16 @@ def rt_summary(R):
         refill = _rt_runs(R, src, "refill", "base", "def")
         exitst = _rt_runs(R, src, "exit-storm", "base", "def")
         high = []
-        for s in KVF:
+        for k, s in [("base", "hfmax")] + [("patched", s) for s in KVF]:
             try:
-                runs = _rt_runs(R, src, "exit-storm", "patched", s)
+                runs = _rt_runs(R, src, "exit-storm", k, s)
             except Missing:
                 continue
             over = sorted(x for x in runs if x > 60)
             if over:
-                high.append("%s us at %s" % (" and ".join("%.0f" % x for x in over), KVF_NAMES[s]))
+                high.append("%s us %s" % (" and ".join("%.0f" % x for x in over),
+                                          "unpatched at fraction 2147483647" if k == "base"
+                                          else "at " + KVF_NAMES[s]))
         out.append("unpatched %s us in the refill load and %s us in the exit storm "
                    "(%d runs each), exit-storm runs above 60 us: %s" % (
                        rng(refill), rng(exitst), len(refill), ", ".join(high) or "none"))
@@ -413,7 +423,7 @@ def drain_all_pages_runs(R):
 def probe_per_wait(R):
     """P: what waits.bt's handler adds to each wait in the refill load, the
     range over every setting of both kernels."""
-    pw = [get(r, "probe_in_holds", "per_wait_us")
+    pw = [get(r, "probe_in_holds", "trap_us") + get(r, "probe_in_holds", "body_mean_us")
           for r in _every_setting(R.rows("P", workload="zone-lock-waits", scenario="refill"))]
     return "%s us" % rng(pw, 1)
 

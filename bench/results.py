@@ -184,6 +184,15 @@ def case(raw, kernel, label, scenario="exit-storm", timing="tcg"):
     if hs:
         per_call["max_holds_per_refill"] = hist_upper(hist_merge(hs), 1.0)
     holds["refill"]["per_refill"] = per_call or None
+    # holds per path as the per-hold events count them (paths-tp.bt: one
+    # event per hold, where paths.bt's lock probes miss some): tp_calls
+    def tp_count(name, want=None):
+        hs = [h for k, h in maps.get(name, {}).items()
+              if (sk := split_key(k)) and sk[1] == run and (want is None or sk[2][:1] == [want])]
+        return sum(b["count"] for h in hs for b in h) if hs else None
+    holds["refill"]["tp_calls"] = tp_count("@refill_pages")
+    for path, ctx in (("free", "0"), ("drain", "1"), ("decay", "2")):
+        holds[path]["tp_calls"] = tp_count("@free_pages", ctx)
     if by_order:
         holds["refill"]["max_pages"] = by_order.get("0")
         holds["refill"]["max_pages_by_order"] = by_order

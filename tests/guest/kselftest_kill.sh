@@ -20,7 +20,10 @@ sel=${1:-$build/selftests/pcp_batch_test}
 scale=/proc/sys/vm/pcp_batch_scale_max frac=/proc/sys/vm/percpu_pagelist_high_fraction
 inst=/sys/kernel/tracing/instances/pcp_batch_test
 if [ -d /sys/kernel/tracing/events/kmem/mm_page_pcpu_refill_hold ]; then
+	# the case that loads every CPU with the knob at 0 (its name on 6.12)
 	test_case=pcp.no_refill_hold_exceeds_the_bound
+	"$sel" -l 2>&1 | grep -q no_refill_hold_exceeds_the_bound ||
+		test_case=pcp.no_zone_lock_hold_exceeds_the_bound
 	running() { [ -d $inst ] && [ "$1" = 0 ] && [ "$2" = -1 ]; }
 else
 	test_case=pcp.minus_1_holds_for_a_cpu_onlined_again
