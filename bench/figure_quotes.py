@@ -52,7 +52,8 @@ Q_HOLDERS = ("rmqueue_bulk()'s hold in every run ({irq_holders_def}); at knob 1 
              "or a pcp free ({irq_holders_k1}), at 0 a pcp free ({irq_holders_k0}).")
 Q_RT = ("The RT task's worst fault (icount; under TCG the host's scheduling sets it): "
         "{rt_summary}.")
-Q_TCG = "In real time with two vCPUs (TCG), {p_reps} runs each, the refill load took {tcg_refill}."
+Q_TCG = ("In real time with two vCPUs (TCG), where the refill load runs to a deadline, {p_reps} "
+         "runs each, it refilled at {tcg_refill}.")
 Q_WAITS = ("The waits of both CPUs for zone->lock in that load, each pooled over {p_reps} runs: "
            "{waits_refill_counts}.")
 Q_PROBE = "(on average {probe_per_wait} per wait, over the settings)"
