@@ -117,10 +117,16 @@ static void fault_loops(long loops, int fd)
 	}
 }
 
-static void page_faults_in(const char *probe, long loops, int procs, int file)
+/*
+ * PROCS processes, process i bound to CPU i % (online CPUs) when @bind,
+ * each running body(loops, arg) from a common start: the wall time from
+ * that start to the last exit, in ns.  A failed process ends the probe.
+ */
+static uint64_t run_procs(const char *probe, int procs, int bind,
+			  void (*body)(long loops, int arg), long loops, int arg)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int go[2], fd = file ? pf2_file() : -1, i, status, failed = 0;
+	int go[2], i, status, failed = 0;
 	uint64_t t0, t;
 	char c = 0;
 
@@ -128,13 +134,13 @@ static void page_faults_in(const char *probe, long loops, int procs, int file)
 		die("pipe");
 	for (i = 0; i < procs; i++) {
 		if (fork_or_die() == 0) {
-			if (procs > 1)
+			if (bind)
 				bind_cpu(i % (ncpu > 0 ? ncpu : 1));
 			close(go[1]);
 			/* the common start: the parent closes its end */
 			if (read(go[0], &c, 1) < 0)
 				_exit(1);
-			fault_loops(loops, fd);
+			body(loops, arg);
 			_exit(0);
 		}
 	}
@@ -148,6 +154,14 @@ static void page_faults_in(const char *probe, long loops, int procs, int file)
 		fprintf(stderr, "%s: a %s process failed\n", myname, probe);
 		exit(1);
 	}
+	return t;
+}
+
+static void page_faults_in(const char *probe, long loops, int procs, int file)
+{
+	int fd = file ? pf2_file() : -1;
+	uint64_t t = run_procs(probe, procs, procs > 1, fault_loops, loops, fd);
+
 	if (fd >= 0)
 		close(fd);
 	printf("{\"probe\": \"%s\", \"procs\": %d, \"unit\": \"pages/s\", \"value\": %.0f, \"wall_ms\": %.1f",
@@ -236,9 +250,12 @@ static int *shared_words(void)
 	return w;
 }
 
-/* One process's loops: w[0] the lock (-1: none), w[1] the counter */
-static void lock_loops(int *w, long loops, int locked)
+static int *words;	/* lock and add: w[0] the lock, w[1] the counter */
+
+/* One process's loops, taking the lock around the increment when @locked */
+static void lock_loops(long loops, int locked)
 {
+	int *w = words;
 	long i;
 
 	for (i = 0; i < loops; i++) {
@@ -260,37 +277,14 @@ static void lock_loops(int *w, long loops, int locked)
 
 static void lock_probe(const char *probe, long loops, int procs, int locked)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int *w = shared_words(), go[2], i, status, failed = 0;
-	uint64_t t0, t;
-	char c = 0;
+	uint64_t t;
 
-	if (pipe(go))
-		die("pipe");
-	for (i = 0; i < procs; i++) {
-		if (fork_or_die() == 0) {
-			bind_cpu(i % (ncpu > 0 ? ncpu : 1));
-			close(go[1]);
-			if (read(go[0], &c, 1) < 0)
-				_exit(1);
-			lock_loops(w, loops, locked);
-			_exit(0);
-		}
-	}
-	close(go[0]);
-	t0 = now_ns();
-	close(go[1]);
-	while (wait(&status) > 0)
-		failed |= !WIFEXITED(status) || WEXITSTATUS(status);
-	t = now_ns() - t0;
-	if (failed) {
-		fprintf(stderr, "%s: a %s process failed\n", myname, probe);
-		exit(1);
-	}
+	words = shared_words();
+	t = run_procs(probe, procs, 1, lock_loops, loops, locked);
 	/* under the lock no increment is lost: a check that it excluded */
-	if (locked && w[1] != procs * loops) {
+	if (locked && words[1] != procs * loops) {
 		fprintf(stderr, "%s: %d increments under the lock, not %ld\n",
-			myname, w[1], procs * loops);
+			myname, words[1], procs * loops);
 		exit(1);
 	}
 	printf("{\"probe\": \"%s\", \"procs\": %d, \"unit\": \"ns/op\", \"value\": %.1f, \"wall_ms\": %.1f",
