@@ -22,7 +22,8 @@ bench/guest-run's phases in DIR/raw/KERNEL/ (tcg) and DIR/icount/raw/KERNEL/
   max_us}} (the per-hold events in the window), "drain_all_pages" {calls,
   total_us, p50_us, p99_us, max_us} (after the drain trigger), "extfrag"
   (mm_page_alloc_extfrag events over the run), "storm_ms", "probe_cost",
-  "probe_in_holds" {trap_us, body_p50_us, body_mean_us, per_wait_us,
+  "probe_in_holds" {trap_us, warm_runs, body_p50_us (None without a warm
+    run), body_mean_us, per_wait_us,
   total_us, of_total_wait_pct} (what waits.bt's return probe adds to the
   holds its waiters start: per wait trap + median body; total: trap x waits
   + the bodies' sum; against the window's total wait, may exceed 100).
@@ -258,14 +259,20 @@ def in_holds(maps, run, letter, waits, trap):
     against time spent waiting)."""
     n = waits["count"]
     found = list(entries(maps, "@handler_ns", (run,), letter))
-    if not n or trap is None or not found:
+    first = list(entries(maps, "@handler_first_ns", (run,), letter))
+    if not n or trap is None or not (found or first):
         return None
     body = sum(v for _, v, _ in entries(maps, "@handler_sum_ns", (run,), letter)) + \
-        sum(v for _, v, _ in entries(maps, "@handler_first_ns", (run,), letter))
-    p50 = hist_quantile([b for _, h, _ in found for b in h], 0.5) or 0
+        sum(v for _, v, _ in first)
+    # a window whose only wait was the program's first has no warm body:
+    # no p50 then, and the per-wait figure takes the (cold) mean
+    warm = sum(b["count"] for _, h, _ in found for b in h)
+    p50 = hist_quantile([b for _, h, _ in found for b in h], 0.5) if warm else None
     total = (trap["median"] * n + body) / 1e3
-    return {"trap_us": trap["median"] / 1e3, "body_p50_us": p50 / 1e3,
-            "body_mean_us": body / n / 1e3, "per_wait_us": (trap["median"] + p50) / 1e3,
+    return {"trap_us": trap["median"] / 1e3, "warm_runs": warm,
+            "body_p50_us": p50 / 1e3 if p50 is not None else None,
+            "body_mean_us": body / n / 1e3,
+            "per_wait_us": (trap["median"] + (p50 if p50 is not None else body / n)) / 1e3,
             "total_us": total,
             "of_total_wait_pct": 100.0 * total / waits["total_us"] if waits["total_us"] else None}
 
