@@ -334,24 +334,6 @@ def irq_holders_k0(R):
     return _holders_text(R, "k0")
 
 
-@fig
-def tcg_refill(R):
-    """The refill load's time in real time with two vCPUs (TCG), every run
-    and the median, every setting (P): the lock round trips icount does
-    not price."""
-    out = []
-    for src in ("P",):
-        rows = R.rows(src, workload="refill", timing="tcg")
-        # the load runs to a deadline, so each run does its own amount of
-        # work: its rate, not its time, compares (icount's does one size)
-        parts = ["%s %s MiB/s (median %.1f)" % (_name(r["kernel"], r["setting"]),
-                                                rng(get(r, "refill_mib_s", "runs"), 1),
-                                                statistics.median(get(r, "refill_mib_s", "runs")))
-                 for r in _every_setting(rows)]
-        out.append(", ".join(parts))
-    return "; ".join(out)
-
-
 def _storm_src(R, src, workload, timing, kernel, setting):
     return get(R.one(src, workload=workload, timing=timing, kernel=kernel, setting=setting),
                "storm_ms")
@@ -384,41 +366,32 @@ def _every_setting(rows):
 
 
 @fig
-def waits_refill_counts(R):
-    """Waits of both CPUs for zone->lock in the refill load, every setting of
-    P (pooled over its repetitions); "alone": the load without the victim."""
-    out = []
-    for src in ("P",):
-        try:
-            rows = R.rows(src, workload="zone-lock-waits", scenario="refill")
-        except Missing:
-            continue
-        parts = []
-        for r in _every_setting(rows):
-            w = runs_md.get(r, "waits", "all") or get(r, "waits_all_phases")
-            parts.append("%s %d" % (_name(r["kernel"], r["setting"]), w["count"]))
-        out.append(", ".join(parts))
-    return "; ".join(out)
-
-
-@fig
-def drain_all_pages_runs(R):
-    """drain_all_pages() per call in the exit-storm window, every setting (P)."""
-    out = []
-    for src in ("P",):
-        try:
-            rows = R.rows(src, workload="zone-lock-waits", scenario="exit-storm")
-        except Missing:
-            continue
-        cells = []
-        for r in _every_setting(rows):
-            d = r.get("drain_all_pages") or {}
-            if d.get("calls"):
-                cells.append("%s %.2f" % (_name(r["kernel"], r["setting"]),
-                                          d["total_us"] / d["calls"] / 1e3))
-        if cells:
-            out.append("%s ms" % ", ".join(cells))
-    return "; ".join(out)
+def tcg_table(R):
+    """Real time with two vCPUs (TCG), every setting of both kernels (P):
+    the refill load's rate (median and range of its runs: the load runs to
+    a deadline, so each run does its own amount of work and its rate, not
+    its time, compares), the waits of both CPUs for zone->lock in it
+    (pooled over the runs of the traced boot), and drain_all_pages() per
+    call in the exit-storm window ("-": no call)."""
+    row = "%-27s %-19s %-7s %s"
+    lines = [row % ("", "refill load", "zone->", "exit storm"),
+             row % ("", "MiB/s, median", "lock", "drain_all_pages"),
+             row % ("kernel, setting", "(range)", "waits", "ms per call")]
+    order = {"base": 0, "patched": 1}
+    rates = sorted((r for r in R.rows("P", workload="refill", timing="tcg") if r["kernel"] in order),
+                   key=lambda r: (order[r["kernel"]], KVF.index(r["setting"])))
+    for r in rates:
+        k, s = r["kernel"], r["setting"]
+        runs = get(r, "refill_mib_s", "runs")
+        w = R.one("P", workload="zone-lock-waits", scenario="refill", kernel=k, setting=s)
+        w = runs_md.get(w, "waits", "all") or get(w, "waits_all_phases")
+        d = R.one("P", workload="zone-lock-waits", scenario="exit-storm", kernel=k,
+                  setting=s).get("drain_all_pages") or {}
+        name = ("unpatched" if k == "base" else "series") + ", " + KVF_NAMES[s]
+        lines.append(row % (name, "%.1f (%s)" % (statistics.median(runs), rng(runs, 1)),
+                            w["count"], "%.2f" % (d["total_us"] / d["calls"] / 1e3)
+                            if d.get("calls") else "-"))
+    return "\n".join(line.rstrip() for line in lines)
 
 
 @fig
