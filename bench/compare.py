@@ -33,6 +33,10 @@ bench/guest-run's phases in DIR/raw/KERNEL/ (tcg) and DIR/icount/raw/KERNEL/
 - rows of workload "cyclictest": "latency" {samples, p50_us, p99_us,
   p999_us, max_us} pooled and "latency_runs" {p99_us|max_us: {median,
   runs}}, "storm_ms".
+- rows of workload "pcp-lists" (bench/guest-run -i pcp, no victim): the
+  pages on every CPU's pcp lists during each run, "mean_pages",
+  "max_pages" and "high_pages" (the largest sum of pcp high) {median,
+  runs}, "samples" (20 ms apart, over all runs), "storm_ms".
 - rows of workload "irqsoff" and "preemptoff": "max_us" {median, runs},
   "sections" (per run: the maximum's latency, where it started and ended,
   its stack's first frames, "allocator": whether a frame is the page
@@ -343,6 +347,23 @@ def solo1_row(base, d, kernel, label, scenario, timing):
             "storm_ms": series([r["storm_ms"] for r in rows])}
 
 
+def pcp_row(base, d, kernel, label, scenario, timing):
+    """The pages on the pcp lists during each run (bench/guest-run -i pcp):
+    per run the mean and the largest of the samples, and the largest high."""
+    run, rows = scenario_lines(d, label, scenario, "pcp")
+    lines = [r for r in jsonl(os.path.join(d, "pcp", "pcp.jsonl")) if r.get("label") == run]
+    if not rows or not lines:
+        return None
+    return {"base": base, "timing": timing, "kernel": kernel, "setting": label,
+            "settings": rows[0].get("settings"), "scenario": scenario,
+            "workload": "pcp-lists", "reps": len(lines),
+            "samples": sum(x["samples"] for x in lines),
+            "mean_pages": series([x["mean_pages"] for x in lines]),
+            "max_pages": series([x["max_pages"] for x in lines]),
+            "high_pages": series([x["high_pages"] for x in lines]),
+            "storm_ms": series([r["storm_ms"] for r in rows])}
+
+
 def text_lines(path):
     """The lines of PATH, [] without the file."""
     try:
@@ -486,7 +507,7 @@ def base_of(d):
 def labels_in(d):
     labels = set()
     for stem in ("storm", "refill"):
-        for phase in ("plain", "traced", "waits", "rt", "solo1"):
+        for phase in ("plain", "traced", "waits", "rt", "solo1", "pcp"):
             for r in jsonl(os.path.join(d, "%s-%s.jsonl" % (stem, phase))):
                 lab = r.get("label", "")
                 labels.add(lab[:-2] if lab.endswith(".r") else lab)
@@ -527,7 +548,7 @@ def build_rows(dirname, res):
                                        "delta_pct": delta(ph[p]["storm_ms"]["median"], ref)}
                                 for p, name in (("traced", "paths"), ("waits", "waits"))
                                 if p in ph}
-                    for fn in (waits_row, solo1_row, rt_row):
+                    for fn in (waits_row, solo1_row, rt_row, pcp_row):
                         r = fn(base, d, kernel, label, sc, timing)
                         if r:
                             new.append(r)
@@ -553,7 +574,8 @@ def main(argv):
         res = []
     # idempotent: drop the rows an earlier compare.py run appended
     res = [r for r in res if r.get("workload") not in
-           ("zone-lock-waits", "victim-same-cpu", "cyclictest", "irqsoff", "preemptoff")]
+           ("zone-lock-waits", "victim-same-cpu", "cyclictest", "irqsoff", "preemptoff",
+            "pcp-lists")]
     res += build_rows(dirname, res)
     with open(path, "w") as f:
         json.dump(res, f, indent=1)

@@ -77,6 +77,9 @@ def metric_rows(rows):
             ("%s: preemptoff max us" % short, "icount", g("preemptoff", sc, "max_us")),
             ("%s: preemptoff max, allocator runs" % short, "icount",
              g("preemptoff", sc, "allocator_runs")),
+            ("%s: pages on pcp lists, mean" % short, "icount", g("pcp-lists", sc, "mean_pages")),
+            ("%s: pages on pcp lists, max" % short, "icount", g("pcp-lists", sc, "max_pages")),
+            ("%s: pcp high, sum over CPUs" % short, "icount", g("pcp-lists", sc, "high_pages")),
         ]
     out += [("drain_all_pages calls", "tcg", g("zone-lock-waits", "exit-storm", "drain_all_pages", "calls")),
             ("drain_all_pages max us", "tcg", g("zone-lock-waits", "exit-storm", "drain_all_pages", "max_us")),
