@@ -35,8 +35,9 @@ bench/guest-run's phases in DIR/raw/KERNEL/ (tcg) and DIR/icount/raw/KERNEL/
   runs}}, "storm_ms".
 - rows of workload "pcp-lists" (bench/guest-run -i pcp, no victim): the
   pages on every CPU's pcp lists during each run, "mean_pages",
-  "max_pages" and "high_pages" (the largest sum of pcp high) {median,
-  runs}, "samples" (20 ms apart, over all runs), "storm_ms".
+  "max_pages" and "high_pages" (the largest sum of zoneinfo's high:, which
+  for a pcp whose CPU has not freed since a sysctl write is still the old
+  high) {median, runs}, "samples" (20 ms apart, over all runs), "storm_ms".
 - rows of workload "irqsoff" and "preemptoff": "max_us" {median, runs},
   "sections" (per run: the maximum's latency, where it started and ended,
   its stack's first frames, "allocator": whether a frame is the page

@@ -79,7 +79,6 @@ def metric_rows(rows):
              g("preemptoff", sc, "allocator_runs")),
             ("%s: pages on pcp lists, mean" % short, "icount", g("pcp-lists", sc, "mean_pages")),
             ("%s: pages on pcp lists, max" % short, "icount", g("pcp-lists", sc, "max_pages")),
-            ("%s: pcp high, sum over CPUs" % short, "icount", g("pcp-lists", sc, "high_pages")),
         ]
     out += [("drain_all_pages calls", "tcg", g("zone-lock-waits", "exit-storm", "drain_all_pages", "calls")),
             ("drain_all_pages max us", "tcg", g("zone-lock-waits", "exit-storm", "drain_all_pages", "max_us")),

@@ -38,6 +38,7 @@ CONSTS = [
     ("patches/0005-selftests-*.patch", "arms an alarm 5 s before",
      "the kselftest's own margin before the harness timeout, a parameter"),
     (CL3, "faulting one page every 500 us", "the RT task's period, a parameter of the load"),
+    ("*", "every 20 ms", "the pcp instrument's sampling period, a parameter"),
     (CL3, "about 14 minutes at 5 against 10", "Claudiu Beznea's bonnie++ figures, cited"),
     (P5, "from 3.07 ms to 104 us", "Yafang Shao's 256-CPU report, cited"),
     (P4, "faulting one page every 500 us", "the RT task's period, a parameter of the load"),
@@ -63,11 +64,20 @@ Q_LISTS = ("from the traced runs of the refill load (the per-hold events, one pe
 
 # 0003 says which path holds the longest section and what the RT task
 # saw unpatched; the letter sends the reader there
+Q_PCP = ("What they keep on the pcp lists, from a run of its own (bench/run --instruments pcp, "
+         "icount, {pc_reps} runs of each setting; /proc/zoneinfo read every 20 ms on one CPU, a "
+         "run's mean of its samples):")
+Q_PCP3 = ("During the refill load {pcp_short} (medians and ranges of {pc_reps} runs, icount, "
+          "from a run of its own; the cover letter has every setting).")
+
 SHARED = [Q_SETUP, Q_COST, "{knob_vs_fraction}"]
 
 QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [(CL3, t) for t in SHARED] + [
     (CL3, Q_LISTS),
     (CL3, "{lock_holds}"),
+    (CL3, Q_PCP),
+    (CL3, "{pcp_parked}"),
+    (P4, Q_PCP3),
     (CL3, Q_TCG),
     (CL3, "{tcg_table}"),
     (CL3, Q_PROBE),

@@ -50,6 +50,7 @@ SOURCES = {
     "Q": ["2026-12-02-tcg-quiet-chunked-refill.json"],
     "S612": ["2026-12-02-6.12-tcg-short-series.json"],
     "PR": ["2026-12-03-probes-icount.json", "2026-12-03-probes-tcg.json"],
+    "PC": ["2026-12-03-pcp-icount.json"],
 }
 
 
@@ -363,6 +364,57 @@ def _every_setting(rows):
     (another kernel, such as an experiment, is not the series)."""
     return sorted((r for r in rows if r.get("kernel") in ("base", "patched")),
                   key=runs_md.setting_key)
+
+
+@fig
+def pcp_parked(R):
+    """What each setting keeps on the pcp lists (PC: bench/run --instruments
+    pcp, icount, every run): the pages on all CPUs' lists, the mean over a
+    run's samples, median and range over the runs, in the refill load and
+    in the exit storm.  (zoneinfo's high: is left out: a pcp whose CPU has
+    not freed since a write to the fraction shows its old high until
+    nr_pcp_high() or decay_pcp_high() next touches it.)"""
+    row = "%-27s %-19s %s"
+    lines = ["%-27s %s" % ("", "pages on the pcp lists, mean (range)"),
+             row % ("kernel, setting", "refill load", "exit storm")]
+    order = {"base": 0, "patched": 1}
+    rows = sorted((r for r in R.rows("PC", workload="pcp-lists", scenario="refill")
+                   if r["kernel"] in order),
+                  key=lambda r: (order[r["kernel"]], KVF.index(r["setting"])))
+    for r in rows:
+        k, s = r["kernel"], r["setting"]
+        e = R.one("PC", workload="pcp-lists", scenario="exit-storm", kernel=k, setting=s)
+        cells = []
+        for x in (r, e):
+            m = get(x, "mean_pages", "runs")
+            cells.append("%d (%s)" % (round(statistics.median(m)), rng(m)))
+        lines.append(row % (("unpatched" if k == "base" else "series") + ", " + KVF_NAMES[s],
+                            cells[0], cells[1]))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _pcp_refill(R, kernel, setting):
+    m = get(R.one("PC", workload="pcp-lists", scenario="refill", kernel=kernel,
+                  setting=setting), "mean_pages", "runs")
+    return "%d (%s)" % (round(statistics.median(m)), rng(m))
+
+
+@fig
+def pcp_short(R):
+    """0003: the pages on the pcp lists during the refill load (PC), the
+    fraction against the default and knob 0, median (range) of the runs."""
+    return ("the fraction 2147483647 keeps %s pages on the pcp lists, the default %s and "
+            "knob 0 %s" % (_pcp_refill(R, "patched", "hfmax"), _pcp_refill(R, "patched", "def"),
+                           _pcp_refill(R, "patched", "k0")))
+
+
+@fig
+def pc_reps(R):
+    """The repetitions of every setting in PC (one count, or it says so)."""
+    n = {r["reps"] for r in R.rows("PC", workload="pcp-lists")}
+    if len(n) != 1:
+        raise Missing("PC's settings have unequal repetitions: %s" % sorted(n))
+    return str(n.pop())
 
 
 @fig

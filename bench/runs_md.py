@@ -118,6 +118,14 @@ def _waits(c):
     ]
 
 
+def _pcp(c):
+    return [
+        ("pages on pcp lists, run means", span(get(c, "mean_pages", "runs"))),
+        ("largest, runs", span(get(c, "max_pages", "runs"))),
+        ("samples (pooled)", num(c.get("samples"))),
+    ]
+
+
 def _micro(c):
     v = c.get("value") or {}
     return [
@@ -142,6 +150,8 @@ def _kind(c):
         return _waits
     if w.startswith("micro"):
         return _micro
+    if w == "pcp-lists":
+        return _pcp
     return None
 
 
