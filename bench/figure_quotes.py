@@ -70,6 +70,11 @@ Q_PCP = ("What they keep on the pcp lists, from a run of its own (bench/run --in
 Q_PCP3 = ("During the refill load {pcp_short} (medians and ranges of {pc_reps} runs, icount, "
           "from a run of its own; the cover letter has every setting).")
 
+Q_WL = ("What each costs in throughput with two tasks on two vCPUs, icount, {w_reps} runs of "
+        "each setting after a warm-up round (bench/run --instruments none --workloads pf,anon:")
+Q_WL3 = ("With two tasks (will-it-scale page_fault1/2, processes and threads, {w_reps} runs each, "
+         "icount, a run of its own) against the unpatched default's ops/s: {wl_short}.")
+
 SHARED = [Q_SETUP, Q_COST, "{knob_vs_fraction}"]
 
 QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [(CL3, t) for t in SHARED] + [
@@ -78,6 +83,9 @@ QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [(CL3, t) for t in SHAR
     (CL3, Q_PCP),
     (CL3, "{pcp_parked}"),
     (P4, Q_PCP3),
+    (CL3, Q_WL),
+    (CL3, "{workloads_cost}"),
+    (P4, Q_WL3),
     (CL3, Q_TCG),
     (CL3, "{tcg_table}"),
     (CL3, Q_PROBE),

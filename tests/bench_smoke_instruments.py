@@ -19,6 +19,8 @@ At the def setting of the patched kernel, exit storm and refill load:
   drain trigger ran and drain_all_pages() was timed at least once;
 - cyclictest on the storm's CPU: samples, 0 < p99 <= max;
 - the periodic victim on the storm's CPU: samples, ordered percentiles;
+- the pages on the pcp lists (guest-run -i pcp): at least 3 samples,
+  0 < mean <= largest, a pcp high > 0;
 - irqsoff/preemptoff: a maximum > 0 with its trace, or a counted skip when
   the tracers kernel is absent (env.txt says why).
 Prints one "ok"/"not ok" line per check; exit 1 when one does not hold.
@@ -133,6 +135,15 @@ def instrument_checks(dirname):
               "cyclictest on the storm's CPU at def, %s: %s samples, p99 %s us, max %s us"
               % (sc, lat.get("samples"), compare_table.num(lat.get("p99_us")),
                  compare_table.num(lat.get("max_us"))))
+
+        pc = row("pcp-lists", sc)
+        pm = (pc or {}).get("mean_pages", {}).get("median")
+        px = (pc or {}).get("max_pages", {}).get("median")
+        check(pc is not None and pc["samples"] >= 3 and 0 < pm <= px and
+              pc["high_pages"]["median"] > 0,
+              "pages on the pcp lists at def, %s: %s samples, mean %s, largest %s (zoneinfo's "
+              "count:, every 20 ms)" % (sc, (pc or {}).get("samples"), compare_table.num(pm),
+                                        compare_table.num(px)))
 
         s = row("victim-same-cpu", sc)
         p = (s or {}).get("victim", {})
