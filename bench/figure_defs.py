@@ -347,7 +347,8 @@ def pcp_parked(R):
     not freed since a write to the fraction shows its old high until
     nr_pcp_high() or decay_pcp_high() next touches it.)"""
     row = "%-27s %-19s %s"
-    lines = ["%-27s %s" % ("", "pages on the pcp lists, mean (range)"),
+    lines = ["%-27s %s" % ("", "pages on the pcp lists, a run's mean:"),
+             "%-27s %s" % ("", "median (range) of the runs"),
              row % ("kernel, setting", "refill load", "exit storm")]
     order = {"base": 0, "patched": 1}
     rows = sorted((r for r in R.rows("PC", workload="pcp-lists", scenario="refill")

@@ -59,7 +59,7 @@ Q_TCG = ("In real time with two vCPUs (TCG), {p_reps} runs of each setting: the 
          "exit storm:")
 Q_PROBE = "(on average {probe_per_wait} per wait, over the settings)"
 
-Q_LISTS = ("from the traced runs of the refill load (the per-hold events, one per hold, "
+Q_LISTS = ("from the traced runs of the refill load (TCG, the per-hold events, one per hold, "
            "{p_reps} runs each; per MiB the refills moved):")
 
 # 0003 says which path holds the longest section and what the RT task
