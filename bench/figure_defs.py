@@ -132,23 +132,25 @@ def knob_vs_fraction(R):
     def med(workload, s):
         return statistics.median(_storm(R, workload, "icount", "patched", s)["runs"])
     e0, r0, p0 = med("exit-storm", "def"), med("refill", "def"), _pf1(R, "def")["median"]
-    row = "%-17s %-8s %-8s %-8s %-7s %-8s %s"
+    row = "%-17s %-8s %-8s %-7s %-10s %-8s %s"
     n_irq = {len(_tracer_runs(R, s)) for s in KVF}
     n_rt = {len(_rt(R, sc, "patched", s)) for s in KVF for sc in ("refill", "exit-storm")}
     if len(n_irq) != 1 or len(n_rt) != 1:
         raise Missing("P's settings have %s irqs-off and %s RT runs, not one count each"
                       % (sorted(n_irq), sorted(n_rt)))
-    lines = ["%-17s %-8s %-16s %s" % ("", "irqs off", "RT worst fault", "cost against the default"),
-             row % ("", "max, us", "refill", "exit", "exit", "refill", "pf1"),
-             "%-17s %-8s %-17s %-7s %s" % ("setting", "%d runs" % n_irq.pop(),
-                                          "us, %d runs each" % n_rt.pop(), "storm", "load")]
+    # every cost column is a time (pf1: per page), so + is slower in all
+    lines = ["%-17s %-8s %-16s %s" % ("", "irqs off", "RT worst fault,", "time against the default"),
+             "%-17s %-8s %-16s %s" % ("", "max, us", "us, %d runs each" % n_rt.pop(),
+                                      "(+ = slower), icount"),
+             row % ("setting", "%d runs" % n_irq.pop(), "refill", "exit", "exit storm", "refill",
+                    "pf1/page")]
     for s in KVF:
         e, r, p = med("exit-storm", s), med("refill", s), _pf1(R, s)["median"]
         lines.append(row % (
             KVF_NAMES[s], rng(_tracer_runs(R, s)), rng(_rt(R, "refill", "patched", s)),
             rng(_rt(R, "exit-storm", "patched", s)),
             "%.1fms" % e if s == "def" else pct(e, e0), "%.1fms" % r if s == "def" else pct(r, r0),
-            "%d/s" % p0 if s == "def" else pct(p, p0)))
+            "%.2fus" % (1e6 / p0) if s == "def" else pct(p0, p)))
     return "\n".join(line.rstrip() for line in lines)
 
 
@@ -390,9 +392,9 @@ def pc_reps(R):
     return str(n.pop())
 
 
-WL_COLS = [("page_fault1_processes-x2", "pf1 proc"), ("page_fault1_threads-x2", "pf1 thr"),
-           ("page_fault2_processes-x2", "pf2 proc"), ("page_fault2_threads-x2", "pf2 thr"),
-           ("anon-w-seq-x2", "anon")]
+WL_COLS = [("page_fault1_processes-x2", "procs"), ("page_fault1_threads-x2", "threads"),
+           ("page_fault2_processes-x2", "procs"), ("page_fault2_threads-x2", "threads"),
+           ("anon-w-seq-x2", "MiB/s")]
 
 
 def _wl(R, kernel, setting, name):
@@ -405,16 +407,16 @@ def _wl(R, kernel, setting, name):
 def workloads_cost(R):
     """The workloads' throughput at each setting (W: bench/run --instruments
     none --workloads pf,anon, icount, 2 tasks): the unpatched default's
-    median, every other setting's median against it in %, and per setting
-    the largest spread (half the range over the median) of its cells."""
+    median rate, every other setting's time per operation against it in %
+    (+ = slower, as the other tables), and per setting the largest spread
+    (half the range over the median) of its cells."""
     order = {"base": 0, "patched": 1}
     keys = sorted({(r["kernel"], r["setting"]) for r in R.rows("W", timing="icount")
                    if r["kernel"] in order},
                   key=lambda k: (order[k[0]], KVF.index(k[1])))
-    row = "%-27s" + " %-9s" * len(WL_COLS) + " %s"
-    lines = [row % (("",) + tuple(c for _, c in WL_COLS) + ("spread,",)),
-             row % (("kernel, setting",) + tuple("ops/s" if "page_fault" in n else "MiB/s"
-                                                 for n, _ in WL_COLS) + ("largest",))]
+    row = "%-27s" + " %-7s" * len(WL_COLS) + " %s"
+    lines = ["%-27s %-15s %-15s %-7s %s" % ("", "page_fault1", "page_fault2", "anon", "spread,"),
+             row % (("kernel, setting",) + tuple(c for _, c in WL_COLS) + ("largest",))]
     ref = {n: _wl(R, "base", "def", n)["median"] for n, _ in WL_COLS}
     for k, s in keys:
         cells, spreads = [], []
@@ -422,16 +424,17 @@ def workloads_cost(R):
             v = _wl(R, k, s, n)
             spreads.append(100.0 * (max(v["runs"]) - min(v["runs"])) / 2 / v["median"])
             cells.append(("%d" % v["median"] if "page_fault" in n else "%.1f" % v["median"])
-                         if (k, s) == ("base", "def") else pct(v["median"], ref[n]))
+                         if (k, s) == ("base", "def") else pct(ref[n], v["median"]))
         lines.append(row % ((("unpatched" if k == "base" else "series") + ", " + KVF_NAMES[s],)
                             + tuple(cells) + ("%.1f%%" % max(spreads),)))
     return "\n".join(line.rstrip() for line in lines)
 
 
 def _wl_pcts(R, kernel, settings):
-    """Every page-fault cell of SETTINGS against the unpatched default, %."""
-    return [100.0 * (_wl(R, kernel, s, n)["median"] - _wl(R, "base", "def", n)["median"]) /
-            _wl(R, "base", "def", n)["median"]
+    """Every page-fault cell of SETTINGS against the unpatched default: the
+    time per fault, % (+ = slower)."""
+    return [100.0 * (_wl(R, "base", "def", n)["median"] - _wl(R, kernel, s, n)["median"]) /
+            _wl(R, kernel, s, n)["median"]
             for s in settings for n, _ in WL_COLS if "page_fault" in n]
 
 

@@ -48,7 +48,8 @@ CONSTS = [
 # Sentences that 0003's changelog and cover letter 3 share.
 Q_SETUP = ("vCPU while four processes fault in and exit, and while four map, write "
            "and unmap 32 MiB each ({p_reps} runs each).")
-Q_COST = "Cost: the loaded CPU's time (pf1: will-it-scale page_fault1, one process), medians of {p_reps} runs."
+Q_COST = ("Cost: the loaded CPU's time (pf1: will-it-scale page_fault1 in one process, per "
+          "page), medians of {p_reps} runs.")
 Q_HOLDERS = ("rmqueue_bulk()'s hold in every run ({irq_holders_def}); at knob 1 it is a refill "
              "or a pcp free ({irq_holders_k1}), at 0 a pcp free ({irq_holders_k0}).")
 Q_RT = ("The RT task's worst fault (icount; under TCG the host's scheduling sets it): "
@@ -73,7 +74,7 @@ Q_PCP3 = ("During the refill load {pcp_short} (medians and ranges of {pc_reps} r
 Q_WL = ("What each costs in throughput with two tasks on two vCPUs, icount, {w_reps} runs of "
         "each setting after a warm-up round (bench/run --instruments none --workloads pf,anon:")
 Q_WL3 = ("With two tasks (will-it-scale page_fault1/2, processes and threads, {w_reps} runs each, "
-         "icount, a run of its own) against the unpatched default's ops/s: {wl_short}.")
+         "icount, a run of its own), the time per fault against the unpatched default's: {wl_short}.")
 
 SHARED = [Q_SETUP, Q_COST, "{knob_vs_fraction}"]
 
@@ -90,7 +91,7 @@ QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [(CL3, t) for t in SHAR
     (CL3, "{tcg_table}"),
     (CL3, Q_PROBE),
     (CL3, "from bench/micro lock (a lock cmpxchg and a release store around an increment, in "
-          "user space): {lock_cost}."),
+          "user space): {lock_cost}: at those prices"),
     (CL3, "At its defaults the series costs nothing measurable in the regression probes "
           "(icount, each run; in brackets the series' median against unpatched's): {default_cost}."),
     (P5, "{hf_cost}"),
