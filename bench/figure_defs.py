@@ -23,6 +23,7 @@ SOURCES = {
     "PR": ["2026-12-03-probes-icount.json", "2026-12-03-probes-tcg.json"],
     "PC": ["2026-12-03-pcp-icount.json"],
     "W": ["2026-12-03-workloads-icount.json"],
+    "WT": ["2026-12-03-workloads-tcg.json"],
 }
 
 
@@ -459,6 +460,38 @@ def w_reps(R):
     n = {r["reps"] for r in R.rows("W", timing="icount")}
     if len(n) != 1:
         raise Missing("W's rows have unequal repetitions: %s" % sorted(n))
+    return str(n.pop())
+
+
+@fig
+def workloads_tcg(R):
+    """The kbuild-like set and lru-file-mmap-read in real time (WT: bench/run
+    --instruments none --workloads lru,kbuild, TCG, 2 vCPUs): median and
+    range of every run, each kernel and setting of the run."""
+    order = {"base": 0, "patched": 1}
+    keys = sorted({(r["kernel"], r["setting"]) for r in R.rows("WT", timing="tcg")
+                   if r["kernel"] in order},
+                  key=lambda k: (order[k[0]], KVF.index(k[1])))
+    row = "%-27s %-20s %s"
+    lines = [row % ("", "kbuild, seconds", "lru-file-mmap-read,"),
+             row % ("kernel, setting", "median (range)", "MiB/s, median (range)")]
+    for k, s in keys:
+        cells = []
+        for name, nd in (("kbuild-x2", 1), ("lru-file-mmap-read-x2", 1)):
+            pre = "micro:" if s == "def" else "micro-sweep:"
+            v = get(R.one("WT", workload=pre + name, timing="tcg", kernel=k, setting=s), "value")
+            cells.append("%.*f (%s)" % (nd, v["median"], rng(v["runs"], nd)))
+        lines.append(row % ((("unpatched" if k == "base" else "series") + ", " + KVF_NAMES[s],)
+                            + tuple(cells)))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+@fig
+def wt_reps(R):
+    """The repetitions of every row in WT but the traced pass (one count)."""
+    n = {r["reps"] for r in R.rows("WT", timing="tcg") if "traced" not in r["workload"]}
+    if len(n) != 1:
+        raise Missing("WT's rows have unequal repetitions: %s" % sorted(n))
     return str(n.pop())
 
 

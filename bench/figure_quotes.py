@@ -76,6 +76,9 @@ Q_WL = ("What each costs in throughput with two tasks on two vCPUs, icount, {w_r
 Q_WL3 = ("With two tasks (will-it-scale page_fault1/2, processes and threads, {w_reps} runs each, "
          "icount, a run of its own), the time per fault against the unpatched default's: {wl_short}.")
 
+Q_WT = ("Two loads of the kind reviewers run, in real time (TCG, {wt_reps} runs each, bench/run "
+        "--instruments none --workloads lru,kbuild:")
+
 SHARED = [Q_SETUP, Q_COST, "{knob_vs_fraction}"]
 
 QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [(CL3, t) for t in SHARED] + [
@@ -87,6 +90,8 @@ QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [(CL3, t) for t in SHAR
     (CL3, Q_WL),
     (CL3, "{workloads_cost}"),
     (P4, Q_WL3),
+    (CL3, Q_WT),
+    (CL3, "{workloads_tcg}"),
     (CL3, Q_TCG),
     (CL3, "{tcg_table}"),
     (CL3, Q_PROBE),
