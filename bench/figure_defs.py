@@ -217,22 +217,24 @@ def default_cost(R):
                        "value", "runs")
         b, p = runs("base"), runs("patched")
         nd = 0 if unit == "pages/s" else 2
-        parts.append("%s %s against %s %s (%s)" % (
-            name, rng(p, nd), rng(b, nd), unit,
-            pct(statistics.median(p), statistics.median(b))))
+        # in brackets a time, + = slower: a rate's change inverted
+        t = pct(statistics.median(b), statistics.median(p)) if unit == "pages/s" else \
+            pct(statistics.median(p), statistics.median(b))
+        parts.append("%s %s against %s %s (%s)" % (name, rng(p, nd), rng(b, nd), unit, t))
     return "; ".join(parts)
 
 
 @fig
 def hf_cost(R):
-    """What fraction -1 costs against the default, one kernel (P), icount."""
+    """What fraction -1 costs against the default, one kernel (P), icount:
+    times, + = slower (page_fault1's rate inverted to a time per page)."""
     p, p0 = _pf1(R, "hf-1"), _pf1(R, "def")
     e = _storm(R, "exit-storm", "icount", "patched", "hf-1")
     e0 = _storm(R, "exit-storm", "icount", "patched", "def")
-    return ("will-it-scale page_fault1 in one process %s (%d against %d pages/s, runs "
-            "%s and %s), an exit storm of four 64 MiB processes %s (%.1f against %.1f ms, runs "
-            "%s and %s ms)" % (
-                pct(p["median"], p0["median"]), p["median"], p0["median"],
+    return ("will-it-scale page_fault1 in one process %s per page (%d against %d pages/s, "
+            "runs %s and %s), an exit storm of four 64 MiB processes %s (%.1f against %.1f ms, "
+            "runs %s and %s ms)" % (
+                pct(p0["median"], p["median"]), p["median"], p0["median"],
                 rng(p["runs"]), rng(p0["runs"]),
                 pct(statistics.median(e["runs"]), statistics.median(e0["runs"])),
                 statistics.median(e["runs"]), statistics.median(e0["runs"]),

@@ -98,9 +98,11 @@ QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [(CL3, t) for t in SHAR
     (CL3, "from bench/micro lock (a lock cmpxchg and a release store around an increment, in "
           "user space): {lock_cost}: at those prices"),
     (CL3, "At its defaults the series costs nothing measurable in the regression probes "
-          "(icount, each run; in brackets the series' median against unpatched's): {default_cost}."),
+          "(icount, each run; in brackets the series' time per operation against unpatched's, + = "
+          "slower): {default_cost}."),
     (P5, "{hf_cost}"),
-    (P5, "guest time counts instructions executed; {p_reps} runs each, one kernel and one run"),
+    (P5, "guest time counts instructions executed; {p_reps} runs each, one kernel, every setting in "
+         "one benchmark run"),
     ("patches/6.12/cover-letter.txt", "the largest bulk free moved {s612_free_pages}"),
     ("patches/6.12/0003-*.patch", "the largest bulk free moved {s612_free_pages}"),
     ("README.md", "{knob_vs_fraction}"),
