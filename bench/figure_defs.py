@@ -241,13 +241,36 @@ def hf_cost(R):
                 rng(e["runs"], 1), rng(e0["runs"], 1)))
 
 
+def _reps(R, src, rows):
+    """The one repetition count of ROWS (of SRC), or Missing saying which."""
+    n = {r.get("reps") for r in rows if r.get("reps")}
+    if len(n) != 1:
+        raise Missing("%s's rows have %s repetitions, not one count" % (src, sorted(n)))
+    return "%d" % n.pop()
+
+
 @fig
 def p_reps(R):
-    """The repetitions of every setting in P (one count, or it says so)."""
-    reps = {r.get("reps") for r in R.rows("P") if r.get("reps")}
-    if len(reps) != 1:
-        raise Missing("P's rows have %s repetitions, not one count" % sorted(reps))
-    return "%d" % reps.pop()
+    """The repetitions of every setting in P."""
+    return _reps(R, "P", R.rows("P"))
+
+
+@fig
+def pc_reps(R):
+    """The repetitions of every setting in PC."""
+    return _reps(R, "PC", R.rows("PC", workload="pcp-lists"))
+
+
+@fig
+def w_reps(R):
+    """The repetitions of every row in W."""
+    return _reps(R, "W", R.rows("W", timing="icount"))
+
+
+@fig
+def wt_reps(R):
+    """The repetitions of every row in WT but the traced pass (one a setting)."""
+    return _reps(R, "WT", [r for r in R.rows("WT", timing="tcg") if "traced" not in r["workload"]])
 
 
 @fig
@@ -386,15 +409,6 @@ def pcp_short(R):
                            _pcp_refill(R, "patched", "k0")))
 
 
-@fig
-def pc_reps(R):
-    """The repetitions of every setting in PC (one count, or it says so)."""
-    n = {r["reps"] for r in R.rows("PC", workload="pcp-lists")}
-    if len(n) != 1:
-        raise Missing("PC's settings have unequal repetitions: %s" % sorted(n))
-    return str(n.pop())
-
-
 WL_COLS = [("page_fault1_processes-x2", "procs"), ("page_fault1_threads-x2", "threads"),
            ("page_fault2_processes-x2", "procs"), ("page_fault2_threads-x2", "threads"),
            ("anon-w-seq-x2", "MiB/s")]
@@ -457,15 +471,6 @@ def wl_short(R):
 
 
 @fig
-def w_reps(R):
-    """The repetitions of every row in W (one count, or it says so)."""
-    n = {r["reps"] for r in R.rows("W", timing="icount")}
-    if len(n) != 1:
-        raise Missing("W's rows have unequal repetitions: %s" % sorted(n))
-    return str(n.pop())
-
-
-@fig
 def workloads_tcg(R):
     """The kbuild-like set and lru-file-mmap-read in real time (WT: bench/run
     --instruments none --workloads lru,kbuild, TCG, 2 vCPUs): median and
@@ -486,15 +491,6 @@ def workloads_tcg(R):
         lines.append(row % ((("unpatched" if k == "base" else "series") + ", " + KVF_NAMES[s],)
                             + tuple(cells)))
     return "\n".join(line.rstrip() for line in lines)
-
-
-@fig
-def wt_reps(R):
-    """The repetitions of every row in WT but the traced pass (one count)."""
-    n = {r["reps"] for r in R.rows("WT", timing="tcg") if "traced" not in r["workload"]}
-    if len(n) != 1:
-        raise Missing("WT's rows have unequal repetitions: %s" % sorted(n))
-    return str(n.pop())
 
 
 @fig
