@@ -60,6 +60,8 @@ test_scripts_reject_bad_usage() {
 		"scripts/base extra" "tests/run -x" "bench/run --bogus" \
 		"scripts/vm --icount --accel kvm -- true" "bench/run --timing x" \
 		"bench/run --smoke --multi" "bench/run --probes --short" "bench/run --reps 0" "scripts/series --bogus" \
+		"bench/run --instruments bogus" "bench/run --instruments pcp,none" "bench/run --instruments none" \
+		"bench/run --instruments pcp --probes" \
 		"scripts/series -v 0" "bench/cover.py bogus" "tests/check-series --bogus"; do
 		# shellcheck disable=SC2086 # split on purpose
 		err=$(expect_status 2 $cmd 2>&1 >/dev/null) || { echo "$err"; return 1; }
