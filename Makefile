@@ -27,7 +27,7 @@ help:
 	@echo '  pcp-selftest  the series kselftest -> build/BASE/selftests/pcp_batch_test (old name: selftest)'
 	@echo '  mm-selftests  the kernel own mm selftests -> build/BASE/selftests/mm/'
 	@echo '  series        build/BASE/outgoing/N-NAME/: one folder per posting (patches/postings), send-email ready'
-	@echo '  figures       check every quoted figure against docs/results/ (bench/figures.py check)'
+	@echo '  figures       check every quoted figure against docs/results/ (bench/analysis/figures.py check)'
 	@echo '  check-series  checkpatch, commit messages, W=1/sparse, and per posting: apply, cover letter, mail round trip'
 	@echo '  deps          install the Debian packages the project needs'
 	@echo '  clean         remove the outputs of every base except base trees and build/BASE/linux'
@@ -66,7 +66,7 @@ series: deps
 	@scripts/series
 
 figures:
-	@bench/figures.py check
+	@bench/analysis/figures.py check
 
 check-series: deps
 	@tests/check-series

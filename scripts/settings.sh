@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # settings.sh - the labels of configs/settings, applied and read back in a
-# guest.  Sourced after scripts/lib.sh by bench/guest-run and
+# guest.  Sourced after scripts/lib.sh by bench/guest/guest-run and
 # tests/guest/stress.sh.
 #   setting_labels        the labels, in table order
 #   setting_apply LABEL   write LABEL's sysctls (suffix -a: the same values)

@@ -4,7 +4,7 @@
 Usage: tests/bench_smoke.py DIR    (DIR: build/$BASE/report-smoke)
 
 In the exit storm run of each setting (def, k0, k2), the largest order-0
-bulk transfer (bench/results.py's holds: free and drain as asked of
+bulk transfer (bench/analysis/results.py's holds: free and drain as asked of
 free_pcppages_bulk(), its count; order-0 refills as the pages one refill
 moved, from the series' tracepoint and a kretprobe) must equal
 batch << knob, with batch the largest pcp batch of the guest's
@@ -15,13 +15,13 @@ a time since 91e691296646, the refills of the storm's fault-in); the
 refills are counted per refill from the series' per-hold event, which a
 patched kernel must have.  In the refill scenario each order-0 refill
 takes zone->lock once (the series leaves refills whole; the knob bounds
-them): bench/paths-tp.bt's holds per refill must all be 1.  The
+them): bench/guest/paths-tp.bt's holds per refill must all be 1.  The
 refill scenario must have run at each setting, with its throughput and the
-victim's waits split by phase.  Every workload of bench/workloads-run
+victim's waits split by phase.  Every workload of bench/guest/workloads-run
 (run once, -q) must have its row at def with a sane figure and its
 mm_page_alloc_extfrag count (the guest kernel has the event: missing is a
 failure), the lru-file-mmap-read load must have reached the migratetype
-fallback (a count > 0), and bench/refill-lat.bt must have timed the
+fallback (a count > 0), and bench/guest/refill-lat.bt must have timed the
 refills of mmap-write-unmap.  Prints one "ok"/"not ok" line per check;
 exit 1 when one does not hold.
 """
@@ -29,7 +29,7 @@ exit 1 when one does not hold.
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench", "analysis"))
 import compare  # noqa: E402
 import results  # noqa: E402
 from bench_smoke_instruments import instrument_checks  # noqa: E402
@@ -45,7 +45,7 @@ def batch_of(env_path):
     return best
 
 
-# bench/results.py's max_holds_per_refill is the upper end of the log2
+# bench/analysis/results.py's max_holds_per_refill is the upper end of the log2
 # bucket (bpftrace hist) of the most holds one refill took: [1, 2) gives 2,
 # so 2 means that every refill took exactly one hold (the chunked refill of
 # docs/experiments gave 64: 32 holds of a batch).
@@ -64,10 +64,10 @@ def per_refill_missing(raw):
     if os.path.exists(os.path.join(raw, "patched", "paths-tp.json")):
         return "raw/patched/paths-tp.json has no @refill_call_* for the run"
     return ("no raw/patched/paths-tp.json: the kernel lacks the series' "
-            "kmem:mm_page_pcpu_refill_hold, or bench/guest-run did not attach it")
+            "kmem:mm_page_pcpu_refill_hold, or bench/guest/guest-run did not attach it")
 
 
-# bench/workloads-run -q: every workload once at def; (probe, unit, lowest
+# bench/guest/workloads-run -q: every workload once at def; (probe, unit, lowest
 # sane value).  lru-file-mmap-read must reach the migratetype fallback
 # (kmem:mm_page_alloc_extfrag events), which is what it is there for.
 WORKLOADS = (("page_fault1_processes", "ops/s/task", 1000), ("page_fault1_threads", "ops/s/task", 1000),
@@ -78,7 +78,7 @@ WORKLOADS = (("page_fault1_processes", "ops/s/task", 1000), ("page_fault1_thread
 
 def workload_checks(raw):
     """"ok"/"not ok" lines on the workloads' rows; returns the failures."""
-    # mmap-write-unmap runs in the traced pass only (bench/refill-lat.bt)
+    # mmap-write-unmap runs in the traced pass only (bench/guest/refill-lat.bt)
     rows = [r for f in ("workloads.jsonl", "workloads-traced.jsonl")
             for r in results.jsonl(os.path.join(raw, "patched", f))]
     bad = 0
@@ -91,7 +91,7 @@ def workload_checks(raw):
             ok = r["user_s"] > 0 and r["value"] > 0
         why = ""
         if ok and probe in ("lru-file-mmap-read", "anon-w-seq"):
-            # null: bench/workloads.h could not count the event (no
+            # null: bench/guest/workloads.h could not count the event (no
             # tracefs id, or perf_event_open failed); the guest kernel
             # has tracefs, perf events and kmem:*, so that is a failure
             ok = r.get("extfrag") is not None
@@ -107,7 +107,7 @@ def workload_checks(raw):
     n = (maps.get("@refills") or {}).get("w:def")
     ok = bool(n)
     bad += not ok
-    print("%s - smoke: bench/refill-lat.bt timed the refills of mmap-write-unmap (%s)"
+    print("%s - smoke: bench/guest/refill-lat.bt timed the refills of mmap-write-unmap (%s)"
           % ("ok" if ok else "not ok", n))
     return bad
 
@@ -165,7 +165,7 @@ def main(argv):
     bad += not ok
     print("%s - smoke: the traced runs used unoptimized kprobes (env.txt: %s)"
           % ("ok" if ok else "not ok", ", ".join(kopt) or "no kprobes-optimization line"))
-    # the instruments (bench/compare.py's rows): untraced victim, waits,
+    # the instruments (bench/analysis/compare.py's rows): untraced victim, waits,
     # cyclictest, same-CPU victim, drain_all_pages(), tracers
     bad += instrument_checks(argv[1])
     bad += workload_checks(raw)

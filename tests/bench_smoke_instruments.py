@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """bench_smoke_instruments - the instruments of a bench/run --smoke (or
---short) run left sane rows (bench/compare.py builds them from raw/).
+--short) run left sane rows (bench/analysis/compare.py builds them from raw/).
 
 Usage: tests/bench_smoke_instruments.py DIR   (DIR: build/$BASE/report-smoke)
        or from tests/bench_smoke.py: instrument_checks(DIR)
@@ -8,7 +8,7 @@ Usage: tests/bench_smoke_instruments.py DIR   (DIR: build/$BASE/report-smoke)
 At the def setting of the patched kernel, exit storm and refill load:
 - untraced victim: the plain phase ran, with samples, p50 <= p99 <= p99.9
   <= max, and a storm time (next to the traced one);
-- zone->lock waits (bench/waits.bt attached and printed its maps): the
+- zone->lock waits (bench/guest/waits.bt attached and printed its maps): the
   counts are whole, percentiles ordered, total >= max; the refill load's
   window has waits (count > 0: its load and the victim take zone->lock on
   both CPUs for the whole window; the exit window of a small smoke storm
@@ -29,7 +29,7 @@ Prints one "ok"/"not ok" line per check; exit 1 when one does not hold.
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench", "analysis"))
 import compare  # noqa: E402
 import compare_table  # noqa: E402
 

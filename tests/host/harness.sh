@@ -62,7 +62,7 @@ test_scripts_reject_bad_usage() {
 		"bench/run --smoke --multi" "bench/run --probes --short" "bench/run --reps 0" "scripts/series --bogus" \
 		"bench/run --instruments bogus" "bench/run --instruments pcp,none" "bench/run --instruments none" \
 		"bench/run --instruments pcp --probes" \
-		"scripts/series -v 0" "bench/cover.py bogus" "tests/check-series --bogus"; do
+		"scripts/series -v 0" "scripts/cover.py bogus" "tests/check-series --bogus"; do
 		# shellcheck disable=SC2086 # split on purpose
 		err=$(expect_status 2 $cmd 2>&1 >/dev/null) || { echo "$err"; return 1; }
 		[ "$(printf '%s\n' "$err" | wc -l)" = 1 ] ||
@@ -71,7 +71,7 @@ test_scripts_reject_bad_usage() {
 	expect_status 66 scripts/vm --kernel /nonexistent/bzImage -- true 2>/dev/null
 }
 
-# model_checks DIR: bench/model.py --check into DIR: every CPU count x
+# model_checks DIR: bench/model/model.py --check into DIR: every CPU count x
 # setting x kernel kind (mainline, 6.12, mainline-ck) in model.json, each
 # anchor within 2x, the chunked refill's (mainline-ck) refill holds at k5 no
 # longer than mainline's at k0 (63 pages each); --cpus 2 --measured sets a
@@ -79,7 +79,7 @@ test_scripts_reject_bad_usage() {
 # stderr, exit 2, and writes nothing.
 model_checks() {
 	local dir=$1 args err
-	/usr/bin/python3 bench/model.py --check --out "$dir/out" || return 1
+	/usr/bin/python3 bench/model/model.py --check --out "$dir/out" || return 1
 	/usr/bin/python3 - "$dir/out/model.json" <<'EOF' || return 1
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -120,7 +120,7 @@ EOF
             "refill": {"calls": 10, "total_us": 30000.0, "p99_us": 2100.0, "max_pages": 2016,
                        "per_refill": {"pages_total": 20160, "max_pages_per_refill": 2016}}}}]
 EOF
-	/usr/bin/python3 bench/model.py --cpus 2 --measured "$dir/measured.json" \
+	/usr/bin/python3 bench/model/model.py --cpus 2 --measured "$dir/measured.json" \
 		--out "$dir/two" >/dev/null || return 1
 	grep -q '^## Beside the 2-vCPU measurement' "$dir/two/model.md" ||
 		{ echo "--measured: no section 'Beside the 2-vCPU measurement' in model.md"; return 1; }
@@ -144,7 +144,7 @@ EOF
 		"--calibrate $dir/empty-holds.json" "--bogus" "--cpus 0" "--cpus x" \
 		"--cpus 1" "--cpus 2,,4" "--measured $dir/no-holds.json"; do
 		# shellcheck disable=SC2086 # split on purpose
-		err=$(expect_status 2 bench/model.py $args --out "$dir/bad" 2>&1 >/dev/null) ||
+		err=$(expect_status 2 bench/model/model.py $args --out "$dir/bad" 2>&1 >/dev/null) ||
 			{ echo "$err"; return 1; }
 		[ "$(printf '%s\n' "$err" | wc -l)" = 1 ] ||
 			{ echo "'model.py $args' printed more than one line: $err"; return 1; }
@@ -240,7 +240,7 @@ test_vm_icount_is_deterministic() {
 	local out vals
 	# shellcheck disable=SC2016 # expanded in the guest
 	# the first probe after a boot warms up (0.5-0.7% slower, as in
-	# bench/guest-run's unrecorded warm-up round): it is not compared
+	# bench/guest/guest-run's unrecorded warm-up round): it is not compared
 	out=$(scripts/vm --icount -- sh -c 'echo "timing=$VM_TIMING"; "$0" pf 2 >/dev/null; for i in 1 2 3; do "$0" pf 2; done' \
 		"$build/bench/micro") || { echo "$out"; return 1; }
 	printf '%s\n' "$out" | head -n 1 | grep -qx 'timing=icount' ||

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""test_figures - bench/figures.py on the repository, and proof it can fail
+"""test_figures - bench/analysis/figures.py on the repository, and proof it can fail
 (tests/run -t figures).
 
 Every figure the texts quote must be the one the committed results give.
@@ -17,7 +17,7 @@ import sys
 import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "bench"))
+sys.path.insert(0, os.path.join(TOP, "bench", "analysis"))
 import figures  # noqa: E402
 from ktap import Ktap  # noqa: E402
 from figure_quotes import QUOTES  # noqa: E402
@@ -27,7 +27,7 @@ result = K.result
 
 
 def check(root):
-    p = subprocess.run([sys.executable, os.path.join(root, "bench", "figures.py"), "check"],
+    p = subprocess.run([sys.executable, os.path.join(root, "bench", "analysis", "figures.py"), "check"],
                        capture_output=True, text=True)
     return p.returncode, p.stdout + p.stderr
 
@@ -120,12 +120,12 @@ def main():
         text = open(md).read()
         open(md, "w").write(text.replace("(5)", "(4)", 1))
         rc, out = check(d)
-        result(rc == 1 and "differs from what bench/figures.py runs-md renders" in out,
+        result(rc == 1 and "differs from what bench/analysis/figures.py runs-md renders" in out,
                "a rendered table of every run edited by hand fails", out)
     finally:
         shutil.rmtree(d)
 
-    rc = subprocess.run([sys.executable, os.path.join(TOP, "bench", "figures.py"), "bogus"],
+    rc = subprocess.run([sys.executable, os.path.join(TOP, "bench", "analysis", "figures.py"), "bogus"],
                         capture_output=True).returncode
     result(rc == 2, "a bad command line is status 2")
     return K.finish()

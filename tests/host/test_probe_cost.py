@@ -2,7 +2,7 @@
 """test_probe_cost - what waits.bt's return probe adds to the holds its
 waiters start (tests/run -t probe-cost-host).
 
-bench/compare.py's in_holds() puts the int3 trap (bench/guest-run's
+bench/analysis/compare.py's in_holds() puts the int3 trap (bench/guest/guest-run's
 trap_cost) and the probe body's own time together, per wait and per
 window.  waits.bt keeps the program's first body run apart (cold: QEMU
 translates the new code): a window whose only wait is that first run has
@@ -14,7 +14,7 @@ import os
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "bench"))
+sys.path.insert(0, os.path.join(TOP, "bench", "analysis"))
 import compare  # noqa: E402
 from ktap import Ktap  # noqa: E402
 

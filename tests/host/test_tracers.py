@@ -2,9 +2,9 @@
 """test_tracers - how the irqsoff/preemptoff maxima are read and attributed
 (tests/run -t tracers-host).
 
-bench/compare.py reads each run's maximum section out of a tracer's trace
+bench/analysis/compare.py reads each run's maximum section out of a tracer's trace
 file (latency, where it started and ended, its stack) and says whether the
-page allocator held it; bench/runs_md.py and bench/figures.py say which
+page allocator held it; bench/analysis/runs_md.py and bench/analysis/figures.py say which
 path: a refill (rmqueue_bulk() under __rmqueue_pcplist), a pcp free or
 trim (free_frozen_page_commit), or other.  The texts quote those
 attributions, so they are checked here on a made-up trace of three runs
@@ -15,12 +15,12 @@ import sys
 import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "bench"))
+sys.path.insert(0, os.path.join(TOP, "bench", "analysis"))
 import compare  # noqa: E402
 import runs_md  # noqa: E402
 from ktap import Ktap  # noqa: E402
 
-# Three runs as bench/guest-run writes them: "=== run N" and the tracer's
+# Three runs as bench/guest/guest-run writes them: "=== run N" and the tracer's
 # trace file after it.  Run 2's section is an interrupt that came in while
 # a free was running: the section is the interrupt handler's, not the
 # allocator's.

@@ -1,11 +1,11 @@
 #!/usr/bin/python3
-"""test_workloads - bench/workloads.c on the host, small, and bench/workloads.py
+"""test_workloads - bench/guest/workloads.c on the host, small, and bench/analysis/workloads.py
 on made-up lines (tests/run -t workloads-host).  KTAP output.
 
 Each workload must print one JSON line in bench/micro's form with a
 positive figure; a bad workload name or option must exit 2.  The rows
-bench/workloads.py adds to results.json must have the shape of
-bench/results.py's micro rows (micro:NAME at def, micro-sweep:NAME at the
+bench/analysis/workloads.py adds to results.json must have the shape of
+bench/analysis/results.py's micro rows (micro:NAME at def, micro-sweep:NAME at the
 other settings), a coefficient of variation and a change against the
 unpatched kernel, and replace, not double, the rows of an earlier run.
 """
@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "bench"))
+sys.path.insert(0, os.path.join(TOP, "bench", "analysis"))
 import workloads  # noqa: E402
 from ktap import Ktap  # noqa: E402
 
@@ -27,7 +27,7 @@ check = K.result
 def run_binary(tmp):
     exe = os.path.join(tmp, "workloads")
     subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-pthread", "-o", exe,
-                    os.path.join(TOP, "bench", "workloads.c")], check=True)
+                    os.path.join(TOP, "bench", "guest", "workloads.c")], check=True)
     cases = (("page_fault1_processes", ["-s", "8", "-l", "1"]),
              ("page_fault1_threads", ["-s", "8", "-l", "1"]),
              ("page_fault2_processes", ["-s", "8", "-l", "1", "-d", tmp]),
@@ -71,7 +71,7 @@ def run_rows(tmp):
                     f.write(line(label, v, scale, user_s=v / 2, sys_s=v / 10) + "\n")
     with open(os.path.join(d, "results.json"), "w") as f:
         json.dump([{"workload": "exit-storm", "kernel": "base"}], f)
-    out = subprocess.run([sys.executable, os.path.join(TOP, "bench", "workloads.py"), d],
+    out = subprocess.run([sys.executable, os.path.join(TOP, "bench", "analysis", "workloads.py"), d],
                          capture_output=True, text=True)
     check(out.returncode == 0, "workloads.py runs", out.stderr)
     with open(os.path.join(d, "results.json")) as f:
@@ -88,8 +88,8 @@ def run_rows(tmp):
     check(row is not None and abs(row["real_s"]["cv_pct"] - cv) < 1e-9 and abs(cv - 2.0) < 1e-9,
           "kbuild rows carry the coefficient of variation (2.00% for 10, 10.2, 9.8)",
           json.dumps(row))
-    check(("base", "exit-storm") in by, "the rows of bench/report.py stay")
-    subprocess.run([sys.executable, os.path.join(TOP, "bench", "workloads.py"), d],
+    check(("base", "exit-storm") in by, "the rows of bench/analysis/report.py stay")
+    subprocess.run([sys.executable, os.path.join(TOP, "bench", "analysis", "workloads.py"), d],
                    capture_output=True, check=True)
     with open(os.path.join(d, "results.json")) as f:
         again = json.load(f)

@@ -1,4 +1,4 @@
-"""stats - the small statistics shared by bench/report.py and bench/model.py.
+"""stats - the small statistics shared by bench/analysis/report.py and bench/model.py.
 
 bpftrace log2 histograms (lists of {min, max, count}): hist_merge,
 hist_upper (conservative: the upper bound of the bucket a percentile falls

@@ -1,19 +1,19 @@
 #!/usr/bin/python3
 """compare - the instruments' rows and their compare table (mmtests form).
 
-Usage: bench/compare.py DIR      (after bench/report.py DIR; bench/run calls it)
+Usage: bench/analysis/compare.py DIR      (after bench/analysis/report.py DIR; bench/run calls it)
 
-Reads DIR/results.json (bench/report.py's rows) and the raw output of
-bench/guest-run's phases in DIR/raw/KERNEL/ (tcg) and DIR/icount/raw/KERNEL/
+Reads DIR/results.json (bench/analysis/report.py's rows) and the raw output of
+bench/guest/guest-run's phases in DIR/raw/KERNEL/ (tcg) and DIR/icount/raw/KERNEL/
 (icount), and writes back into DIR/results.json:
 
 - on every exit-storm and refill row: "victim_untraced" and "victim_traced",
   the victim's fault time per repetition of the plain (no probe attached)
-  and the traced (bench/paths.bt) phase, {p50_us|p99_us|p999_us|max_us|
+  and the traced (bench/guest/paths.bt) phase, {p50_us|p99_us|p999_us|max_us|
   sum_ms: {median, runs}} plus "storm_ms" {median, runs} and "reps"; and
   "probe_cost": per instrument phase (paths, waits), the storm time under it
   against the untraced one ({storm_ms, storm_ms_untraced, delta_pct}).
-- rows of workload "zone-lock-waits" (bench/waits.bt, tcg): "waits" {all|
+- rows of workload "zone-lock-waits" (bench/guest/waits.bt, tcg): "waits" {all|
   victim|storm|other: {count, total_us, p50_us, p99_us, max_us}} in the
   scenario's window (exit or refill), "waits_all_phases" the same over the
   whole run, "waits_by_holder" {free|refill|other: {...}} (the window's
@@ -33,7 +33,7 @@ bench/guest-run's phases in DIR/raw/KERNEL/ (tcg) and DIR/icount/raw/KERNEL/
 - rows of workload "cyclictest": "latency" {samples, p50_us, p99_us,
   p999_us, max_us} pooled and "latency_runs" {p99_us|max_us: {median,
   runs}}, "storm_ms".
-- rows of workload "pcp-lists" (bench/guest-run -i pcp, no victim): the
+- rows of workload "pcp-lists" (bench/guest/guest-run -i pcp, no victim): the
   pages on every CPU's pcp lists during each run, "mean_pages",
   "max_pages" and "high_pages" (the largest sum of zoneinfo's high:, which
   for a pcp whose CPU has not freed since a sysctl write is still the old
@@ -245,7 +245,7 @@ def drain_stats(maps, label):
 
 
 def trap_ns(d):
-    """What one int3 probe costs before its body (bench/guest-run's
+    """What one int3 probe costs before its body (bench/guest/guest-run's
     trap_cost): getppid ns/op with the probe minus without, per pair of
     runs; {median, runs} or None."""
     lines = jsonl(os.path.join(d, "waits", "trap.jsonl"))
@@ -349,7 +349,7 @@ def solo1_row(base, d, kernel, label, scenario, timing):
 
 
 def pcp_row(base, d, kernel, label, scenario, timing):
-    """The pages on the pcp lists during each run (bench/guest-run -i pcp):
+    """The pages on the pcp lists during each run (bench/guest/guest-run -i pcp):
     per run the mean and the largest of the samples, and the largest high."""
     run, rows = scenario_lines(d, label, scenario, "pcp")
     lines = [r for r in jsonl(os.path.join(d, "pcp", "pcp.jsonl")) if r.get("label") == run]

@@ -1,4 +1,4 @@
-"""compare_table - bench/compare.py's compare table (mmtests form) and the
+"""compare_table - bench/analysis/compare.py's compare table (mmtests form) and the
 small helpers its rows share with it (med, spread_pct, delta).
 
 compare_table(results) renders one row per metric, columns unpatched /
@@ -184,7 +184,7 @@ free_pcppages_bulk, drain, decay, ...) in its stack, of all runs.
 """
 
 
-SECTION = """## Instruments (bench/compare.py)
+SECTION = """## Instruments (bench/analysis/compare.py)
 
 One row per metric, mmtests compare form: median +-spread (half the range
 of the repetitions over the median; none for a figure pooled over them),
@@ -197,7 +197,7 @@ attached; bench/storm's clock_gettime around each fault); `victim(same
 CPU)` (storm -w 500: a SCHED_FIFO task on the storm's CPU faulting one page
 every 500 us, timed from its deadline); `cyclictest` (rt-tests, SCHED_FIFO
 95, 500 us, on the storm's CPU, no victim); `zone->lock wait`
-(bench/waits.bt: entry to return of queued_spin_lock_slowpath() on a zone
+(bench/guest/waits.bt: entry to return of queued_spin_lock_slowpath() on a zone
 lock, with 2 vCPUs the pending path, which also spins there; no probe in
 a hold, none on _raw_spin_*; percentiles to 5 us below 1 ms); `waits.bt
 cost` and `paths.bt cost`: the storm's time under that probe against the

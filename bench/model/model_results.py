@@ -1,4 +1,4 @@
-"""model_results - bench/model.py against a bench results.json.
+"""model_results - bench/model/model.py against a bench results.json.
 
 calibrate() (--calibrate): fit each path's fixed and per-page hold cost to
 the rows' holds.  load_measured() and beside() (--measured): the tcg
@@ -9,9 +9,11 @@ UsageError (one line, exit 2, nothing written).
 """
 import json
 import os
+import sys
 
 from model_sim import (DEFAULT_CALIBRATION, DEFAULT_KNOB, KINDS, PATHS, SETTINGS, TOP,
                        UsageError, run_cell)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analysis"))
 from stats import is_number, r3, spearman
 
 # ----------------------------------------------------------- calibration

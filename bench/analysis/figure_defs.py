@@ -1,7 +1,7 @@
 """figure_defs - the figures the texts quote, each computed from a committed
 results file (docs/results/*.json, by the label SOURCES gives it), ranges
-over ALL its runs.  bench/figures.py checks the texts against them and
-shows them; bench/figure_quotes.py says where each is quoted.  A figure
+over ALL its runs.  bench/analysis/figures.py checks the texts against them and
+shows them; bench/analysis/figure_quotes.py says where each is quoted.  A figure
 is a function of Results registered with @fig; a result it needs and
 cannot find raises Missing.
 """

@@ -11,7 +11,7 @@
  *   pflat    page-fault latency: pf, timing each fault: median ns
  *   fork     fork + exit + wait of a child with 16 MiB touched: us/op
  *   mmap     mmap + touch one page + munmap of 1 MiB: us/op
- *   build    a build-like load: gcc -O2 -c bench/storm.c (run from the
+ *   build    a build-like load: gcc -O2 -c bench/guest/storm.c (run from the
  *            repository's top folder): ms/op
  *   lock     a spin lock's acquire and release (lock cmpxchg, then a
  *            release store: qspinlock's fast path) around an increment, on
@@ -23,7 +23,7 @@
  *            baseline the lock's figure is read against
  *   sys      getppid(2) in a loop: ns/op.  Not a regression probe: with a
  *            kprobe on __x64_sys_getppid's ret instruction against none, it
- *            gives what one int3 probe costs (bench/guest-run's waits phase)
+ *            gives what one int3 probe costs (bench/guest/guest-run's waits phase)
  *
  * -p N runs pf or pf2 in N processes at once, process i bound to CPU
  * i % (online CPUs), as will-it-scale's per-CPU mode does; the figure is the
@@ -315,7 +315,7 @@ static void sys_getppid(long loops, int procs __attribute__((unused)))
 
 static void build(long loops, int procs __attribute__((unused)))
 {
-	static const char *src = "bench/storm.c";
+	static const char *src = "bench/guest/storm.c";
 	uint64_t t0 = now_ns();
 	long i;
 

@@ -1,7 +1,7 @@
-"""figure_quotes - where the texts quote figures (read by bench/figures.py).
+"""figure_quotes - where the texts quote figures (read by bench/analysis/figures.py).
 
 QUOTES: (file pattern, sentence): the sentence, with {NAME} where a figure
-of bench/figures.py goes, must be in every file the pattern matches (after
+of bench/analysis/figures.py goes, must be in every file the pattern matches (after
 collapsing whitespace; a patch's commit message only).
 CONSTS: (file pattern, literal, why): numbers with a unit that are no
 measurement of ours: parameters of a load, figures cited from elsewhere,
@@ -14,7 +14,7 @@ SCANNED = ["README.md", "docs/*.md", "docs/experiments/*.md", "patches/*.txt",
 EXEMPT = {
     "docs/check-times.md": "how long make check takes: the harness's own timings, from its "
                            "logs, no measurement of a kernel",
-    "docs/model.md": "the paper model's parameters (bench/model_sim.py), no measurement; its "
+    "docs/model.md": "the paper model's parameters (bench/model/model_sim.py), no measurement; its "
                      "measured anchors are in docs/results/7.3.md",
 }
 

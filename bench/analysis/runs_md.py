@@ -4,7 +4,7 @@ render(rows) gives one table per kind of row (workload, timing, scenario) of
 a results file (docs/results/NAME.json), one line per kernel and setting,
 with the values of every run ("a-b" is the range over all runs, n the run
 count) where the file keeps them, and the pooled figure where it keeps only
-that.  bench/figures.py writes docs/results/NAME.md from it and
+that.  bench/analysis/figures.py writes docs/results/NAME.md from it and
 `make check` re-renders and compares, so these tables are never typed.
 """
 from stats import spread_pct
@@ -157,7 +157,7 @@ def _kind(c):
 
 def render(rows, title):
     out = ["# %s: every run" % title, "",
-           "Rendered by `bench/figures.py runs-md` from [%s.json](%s.json); do not edit."
+           "Rendered by `bench/analysis/figures.py runs-md` from [%s.json](%s.json); do not edit."
            % (title, title),
            "\"a-b (n)\": the range over all n runs; a single figure is pooled over the runs.", ""]
     groups = {}

@@ -20,7 +20,7 @@ def us(v, unit=""):
 
 def markdown(result):
     out = ["# zone->lock with many CPUs: the model", "",
-           "`bench/model.py` (a discrete-event model; the assumptions at the end). "
+           "`bench/model/model.py` (a discrete-event model; the assumptions at the end). "
            "Times in us unless marked ms.  Calibration: %s." % result["calibration"]["source"],
            "", "## Anchors", "",
            "| anchor | source | anchor | model | model/anchor |", "|---|---|---|---|---|"]

@@ -1,24 +1,24 @@
 #!/usr/bin/python3
-"""workloads - the named workloads' rows (bench/workloads-run) for a bench
+"""workloads - the named workloads' rows (bench/guest/workloads-run) for a bench
 output folder.
 
-Usage: bench/workloads.py DIR
+Usage: bench/analysis/workloads.py DIR
 
 Reads DIR/raw/KERNEL/workloads.jsonl (timing tcg) and
 DIR/icount/raw/KERNEL/workloads.jsonl (icount), and DIR/raw/KERNEL/
-refill-lat.json (bench/refill-lat.bt); adds one row per (timing, kernel,
-setting, workload) to DIR/results.json, in the shape of bench/results.py's
+refill-lat.json (bench/guest/refill-lat.bt); adds one row per (timing, kernel,
+setting, workload) to DIR/results.json, in the shape of bench/analysis/results.py's
 micro rows: workload "micro:NAME" (NAME: the workload, "-xN" for N tasks)
 at the default setting, "micro-sweep:NAME" at the others (as the page-fault
-sweep's rows: bench/tables.py's comparison table labels every micro: row
+sweep's rows: bench/analysis/tables.py's comparison table labels every micro: row
 "def"), with "setting", "value" {unit, median, spread_pct, runs}, "cpu_ms",
 and per workload: "extfrag" {median, runs} (lru-file-mmap-read,
 anon-w-seq), "real_s"/"user_s"/"sys_s" with their coefficient of variation
 (kbuild), "refill_lat" (the traced mmap-write-unmap: refills, p50/p99/max
-us from the log2 histogram, conservative as bench/report.py's).  Rows it
+us from the log2 histogram, conservative as bench/analysis/report.py's).  Rows it
 from DIR/raw/KERNEL/workloads-traced.jsonl (the runs under
-bench/refill-lat.bt) are named NAME-traced.  Rows it added before are
-replaced, not doubled (bench/report.py rewrites
+bench/guest/refill-lat.bt) are named NAME-traced.  Rows it added before are
+replaced, not doubled (bench/analysis/report.py rewrites
 results.json from raw/ and drops them: run this after it).  Writes
 DIR/workloads.md, and appends it to DIR/report.md: the rows in mmtests
 compare form (unpatched, then each
@@ -34,7 +34,7 @@ import sys
 from results import base_of, bpf_maps, jsonl
 from stats import hist_upper, spread_pct
 
-SOURCE = "bench/workloads-run"
+SOURCE = "bench/guest/workloads-run"
 
 
 def cv_pct(runs):
@@ -50,7 +50,7 @@ def summary(runs):
 
 
 def refill_lat(raw, kernel, label):
-    """bench/refill-lat.bt's maps of the tasks w:LABEL, in us."""
+    """bench/guest/refill-lat.bt's maps of the tasks w:LABEL, in us."""
     maps = bpf_maps(os.path.join(raw, kernel, "refill-lat.json"))
     key = "w:" + label
     hist = maps.get("@refill_ns", {}).get(key)
@@ -181,7 +181,7 @@ def refill_table(rows):
     rs = [r for r in rows if "refill_lat" in r]
     if not rs:
         return []
-    out = ["", "### mmap-write-unmap under bench/refill-lat.bt: pcp refill latency "
+    out = ["", "### mmap-write-unmap under bench/guest/refill-lat.bt: pcp refill latency "
            "(funclatency form; one traced run per setting)", "",
            "| kernel | setting | refills | mean us | p50 us | p99 us | max us | holds | hold p99 us | hold max us |",
            "|---|---|---|---|---|---|---|---|---|---|"]
@@ -208,8 +208,8 @@ def main(argv):
             res = [r for r in json.load(f) if r.get("source") != SOURCE]
     with open(path, "w") as f:
         json.dump(res + rows, f, indent=1)
-    md = ["## Workloads (bench/workloads-run)", "",
-          "bench/workloads.c says what each imitates and keeps. Rows in results.json: "
+    md = ["## Workloads (bench/guest/workloads-run)", "",
+          "bench/guest/workloads.c says what each imitates and keeps. Rows in results.json: "
           "micro:NAME (default setting), micro-sweep:NAME (the others). Change: against "
           "the unpatched kernel at def, '*' where it exceeds the larger spread (half the "
           "range over the median). extfrag: kmem:mm_page_alloc_extfrag events per run "
@@ -217,7 +217,7 @@ def main(argv):
     md += compare_table(rows) + hahn_table(rows) + refill_table(rows)
     with open(os.path.join(d, "workloads.md"), "w") as f:
         f.write("\n".join(md) + "\n")
-    # bench/report.py rewrote report.md: the section goes at its end
+    # bench/analysis/report.py rewrote report.md: the section goes at its end
     if os.path.exists(os.path.join(d, "report.md")):
         with open(os.path.join(d, "report.md"), "a") as f:
             f.write("\n" + "\n".join(md) + "\n")

@@ -1,4 +1,4 @@
-"""model_sim - the model of bench/model.py: one zone->lock, many CPUs.
+"""model_sim - the model of bench/model/model.py: one zone->lock, many CPUs.
 
 The constants (settings, kernel kinds, default costs, workload, anchors and
 the assumptions model.json lists), simulate() (a FIFO zone->lock and its
@@ -11,13 +11,15 @@ import bisect
 import heapq
 import math
 import os
+import sys
 import random
 import zlib
 from collections import deque
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analysis"))
 from stats import r3, summary
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BATCH = 63
 CPU_COUNTS = (16, 32, 64, 128, 256)
 MAX_CPUS = 4096

@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 """cover - a stored cover letter into its outgoing copy.
 
-Usage: bench/cover.py fill COVER OUTGOING [TRAILER...]
+Usage: scripts/cover.py fill COVER OUTGOING [TRAILER...]
 
 A stored cover letter (patches/cover-letter-N.txt, see patches/postings) is
 the text mailed as it stands: its first line the subject, the rest the
 body.  Its figures are plain text, checked against the committed results
-by bench/figures.py (make check).  fill writes COVER into OUTGOING, a
+by bench/analysis/figures.py (make check).  fill writes COVER into OUTGOING, a
 cover letter of git format-patch --cover-letter (*** SUBJECT HERE *** /
 *** BLURB HERE ***), and puts each TRAILER line (prerequisite-patch-id:
 ...) after the shortlog, before the signature, where format-patch --base

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """model - many CPUs on one zone->lock, on paper: a discrete-event model.
 
-Usage: bench/model.py [--calibrate RESULTS_JSON] [--measured RESULTS_JSON]
+Usage: bench/model/model.py [--calibrate RESULTS_JSON] [--measured RESULTS_JSON]
                       [--cpus LIST] [--out DIR] [--check] [--seed N]
 
 Predicts what a victim CPU waits for zone->lock when N CPUs (--cpus,
@@ -105,7 +105,7 @@ def main(argv):
                              chunked_refill)
                 cells.append(c)
                 index[(kind, n, label)] = c
-    result = {"model": "bench/model.py", "seed": args.seed,
+    result = {"model": "bench/model/model.py", "seed": args.seed,
               "cpu_counts": args.cpus,
               "settings": [{"label": lb, "knob": k, "high_fraction": hf}
                            for lb, k, hf in SETTINGS],

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * workloads.h - what every workload of bench/workloads.c shares: tasks
+ * workloads.h - what every workload of bench/guest/workloads.c shares: tasks
  * bound one per CPU with a common start, the extfrag counter, the JSON
- * tail (bench/util.h has what storm and micro share with it).  Included
+ * tail (bench/guest/util.h has what storm and micro share with it).  Included
  * once, by bench/workloads.c.
  */
 #ifndef WORKLOADS_H

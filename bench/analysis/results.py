@@ -1,9 +1,9 @@
-"""results - read bench/guest-run's raw output into results.json rows.
+"""results - read bench/guest/guest-run's raw output into results.json rows.
 
 DIR/raw/KERNEL/ holds storm-{plain,traced}.jsonl and refill-{plain,traced}.jsonl
 (one line per run of bench/storm, with "settings": the sysctls the guest
 read back; the refill scenario's runs are labelled SETTING.r), paths.json,
-paths-tp.json (bench/paths.bt, bench/paths-tp.bt, bpftrace -f json; runs
+paths-tp.json (bench/guest/paths.bt, bench/guest/paths-tp.bt, bpftrace -f json; runs
 before 2026-12-02 may have pcp.json and pcp-tp.json, from scripts since
 removed),
 {plain,traced}/LABEL.{alone,fault,window,refill} (victim fault times in ns),
@@ -21,7 +21,7 @@ import statistics
 
 from stats import hist_merge, hist_percentile, hist_upper, hold_stats, lat_stats
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def settings_table():
@@ -63,7 +63,7 @@ SCENARIOS = {"exit-storm": ("E", ""), "refill": ("R", ".r")}  # window phase, la
 
 
 def path_of(fn, ctx):
-    """bench/paths.bt's (function that took zone->lock, ctx) as a path."""
+    """bench/guest/paths.bt's (function that took zone->lock, ctx) as a path."""
     if ctx == "1":
         return "drain"
     if ctx == "2":

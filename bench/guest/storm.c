@@ -28,7 +28,7 @@
  * can tell the settings of one run apart.  The parent renames itself
  * "P:LABEL" plus the phase letter (A alone, F storm fault-in, E exit,
  * R refill load, Q quiet after it) at each phase change, which tracing sees
- * as task:task_rename (bench/paths.bt).
+ * as task:task_rename (bench/guest/paths.bt).
  *
  * Output: one JSON object on stdout; with -o DIR, the victim's fault times in
  * ns (one per line) in DIR/LABEL.PHASE (alone, fault, window = the exit,
@@ -213,7 +213,7 @@ static void victim(struct shared *sh, size_t size)
 
 /*
  * Append the victim's samples taken in [from, to] to DIR/LABEL.NAME, one
- * latency in ns a line (bench/report.py computes the percentiles).
+ * latency in ns a line (bench/analysis/report.py computes the percentiles).
  */
 static void save_samples(const char *name, struct shared *sh, uint64_t from,
 			 uint64_t to, const char *dir, const char *label)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * util.h - what bench/storm.c, bench/micro.c and bench/workloads.c share:
+ * util.h - what bench/guest/storm.c, bench/guest/micro.c and bench/guest/workloads.c share:
  * the clock, errors that end the program, 4 KiB anonymous memory, CPU
  * binding, CPU time, integer options.
  *

@@ -280,7 +280,7 @@ static void lru_file_mmap_read(const struct opts *o, long hold_mib, long frag_mi
  * unmapping -s MiB -l times.  Keeps: parallel whole-region writes and
  * unmaps, every fault a pcp allocation, every pcp list refilled in bulk.
  * Drops: the scale (2 x 1 GiB, repeated, in 4 GiB); the latency of the
- * refills is bench/refill-lat.bt's, attached by bench/workloads-run.
+ * refills is bench/guest/refill-lat.bt's, attached by bench/workloads-run.
  */
 static void anon_write(struct task *t, int warm_up)
 {

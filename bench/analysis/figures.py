@@ -1,14 +1,14 @@
 #!/usr/bin/python3
 """figures - one path from the committed results to every figure a reader gets.
 
-Usage: bench/figures.py check [--root DIR]
-       bench/figures.py show [NAME...]
-       bench/figures.py runs-md [--check] [--root DIR]
+Usage: bench/analysis/figures.py check [--root DIR]
+       bench/analysis/figures.py show [NAME...]
+       bench/analysis/figures.py runs-md [--check] [--root DIR]
 
 The texts (README.md, docs/, the changelogs and cover letters in patches/)
 quote measured figures as plain text.  Each quote is listed in QUOTES
-(bench/figure_quotes.py): the file, and the sentence with {NAME} where a
-figure goes; each NAME is computed in bench/figure_defs.py from a
+(bench/analysis/figure_quotes.py): the file, and the sentence with {NAME} where a
+figure goes; each NAME is computed in bench/analysis/figure_defs.py from a
 committed results file (docs/results/*.json), ranges over ALL its runs.
 
 check fails (status 1, one line per problem) when
@@ -26,7 +26,7 @@ written without a unit ("the waits rose from 291 to 994"), or spelled out
 
 show prints every figure with its value (what to paste into a text).
 runs-md writes docs/results/NAME.md, every run of NAME.json as tables
-(bench/runs_md.py); --check compares instead of writing.
+(bench/analysis/runs_md.py); --check compares instead of writing.
 
 Exit status: 0 clean, 1 a problem found, 2 usage.
 """
@@ -111,7 +111,7 @@ def check(root):
             if not all(covered[m.start():m.end()]):
                 ctx = text[max(0, m.start() - 40):m.end() + 20]
                 problems.append("%s: \"%s\" is no figure computed from docs/results "
-                                "(in \"...%s...\"): quote it through bench/figure_quotes.py "
+                                "(in \"...%s...\"): quote it through bench/analysis/figure_quotes.py "
                                 "or drop it" % (path, m.group(0), ctx))
     for name in FIGS:
         if name not in used and name in vals:
@@ -144,13 +144,13 @@ def runs_md_check(root):
         except OSError:
             have = None
         if have != want:
-            problems.append("%s differs from what bench/figures.py runs-md renders from %s"
+            problems.append("%s differs from what bench/analysis/figures.py runs-md renders from %s"
                             % (os.path.relpath(md, root), os.path.basename(path)))
     return problems
 
 
 def main(argv):
-    root = os.path.dirname(HERE)
+    root = os.path.dirname(os.path.dirname(HERE))
     args = argv[1:]
     if "--root" in args:
         i = args.index("--root")

@@ -1,13 +1,13 @@
 #!/usr/bin/python3
-"""report - render the raw output of bench/guest-run as build/$BASE/report/.
+"""report - render the raw output of bench/guest/guest-run as build/$BASE/report/.
 
-Usage: bench/report.py DIR
-       bench/report.py --table RESULTS_JSON
+Usage: bench/analysis/report.py DIR
+       bench/analysis/report.py --table RESULTS_JSON
 
 DIR: writes DIR/results.json (rows from DIR/raw/ and DIR/icount/raw/:
-bench/results.py), DIR/report.md (the tables of bench/tables.py, the
-histograms, model.md when bench/model.py wrote one) and the PNGs of
-bench/plots.py, and prints the comparison, regression and trade-off
+bench/analysis/results.py), DIR/report.md (the tables of bench/analysis/tables.py, the
+histograms, model.md when bench/model/model.py wrote one) and the PNGs of
+bench/analysis/plots.py, and prints the comparison, regression and trade-off
 tables.  A --multi run (DIR/raw/TIMING-smpN/) gets its own table.
 --table prints the comparison table of a results.json.
 
@@ -88,7 +88,7 @@ def multi_report(dirname):
           "medians over storms and repetitions, the victim's fault time in its storm's exit "
           "window. Emulated CPUs: under tcg the vCPUs share the host's 2 cores, under icount "
           "they take turns on one thread, so waits are inflated (tcg) or serialized "
-          "(icount). A check on the trend of bench/model.py across settings and CPU counts, "
+          "(icount). A check on the trend of bench/model/model.py across settings and CPU counts, "
           "not a claim about real hardware.\n",
           "```\n" + text + "```\n"]
     model = os.path.join(os.path.dirname(dirname), "report", "model.md")
@@ -136,8 +136,8 @@ def report(dirname):
           "write and unmap in a loop, phase refill), each with a victim faulting 256 MiB "
           "cycles on CPU 1 (phase alone before the storm, quiet after). %d repetition(s) per "
           "setting, interleaved. Kernel-side rows come from the traced repetitions "
-          "(bench/paths.bt: zone->lock holds by the path that took the lock, the victim's "
-          "waits by phase and by the path holding the lock; bench/paths-tp.bt: pages per "
+          "(bench/guest/paths.bt: zone->lock holds by the path that took the lock, the victim's "
+          "waits by phase and by the path holding the lock; bench/guest/paths-tp.bt: pages per "
           "transfer from the series' tracepoints where the kernel has them, else "
           "free_pcppages_bulk()'s count); pooled over the repetitions (no spread); percentiles "
           "are the upper bound of their log2 bucket (conservative, up to 2x). `by HOLDER` rows "
@@ -189,7 +189,7 @@ def report(dirname):
     model = os.path.join(dirname, "model.md")
     if os.path.exists(model):
         with open(model) as f:
-            md.append("## Many CPUs, on paper (bench/model.py)\n")
+            md.append("## Many CPUs, on paper (bench/model/model.py)\n")
             md.append(f.read().replace("\n# ", "\n### ").replace("\n## ", "\n### "))
     for png in made:
         md.append("![%s](%s)\n" % (png, png))
