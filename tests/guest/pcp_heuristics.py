@@ -17,7 +17,14 @@ run by tests/run (guest pcp-heuristics):
   trim       0001 and the knob on the free path: at scale 0 one trim of
              order-0 pages asks for at most batch pages in all its chunks
   thp-trim   0001: at scale 0 and -1 one trim after a THP free asks for at
-             most batch pages in all its chunks
+             most batch pages in all its chunks (without 0001: three
+             batches, free_count having passed 512)
+  decay-step the knob on the decay path: at scale 0 one decay_pcp_high()
+             drains at most one batch (kprobe on it, free_pcppages_bulk's
+             counts summed per call)
+  lowered    lowering the knob clamps an alloc_factor grown before: the
+             refills after 5 -> 0 move at most one batch, with no free
+             on that CPU in between
   events     the per-hold refill event fires after the unlock (interrupts
              on again in the refilling task)
   decay      under -1 every used CPU's pcp->high decays to 4 * batch
@@ -37,6 +44,7 @@ a failure; "boot": the boot values only)
 import mmap
 import os
 import re
+import signal
 import sys
 
 from pcp_knobs import FRAC, SCALE, can_run, pagesets, read, report, status
@@ -45,8 +53,10 @@ TRACING = "/sys/kernel/tracing"
 INST = TRACING + "/instances/pcp_heuristics"
 PROBES = {
     "bulk_free": "p:pcph/bulk_free free_pcppages_bulk count=$arg2:s32",
+    "decay": "p:pcph/decay decay_pcp_high",
 }
 MIB = 1 << 20
+PROBED = set()
 REFILL_EVENT = "mm_page_pcpu_refill_hold"
 
 
@@ -111,6 +121,7 @@ def traced(events, work):
             m = LINE.match(line)
             if m:
                 fields = dict(kv.split("=", 1) for kv in m.group(6).split() if "=" in kv)
+                fields["_cpu"] = int(m.group(3))
                 out.append((int(m.group(2)), m.group(4), m.group(5), fields))
     return out
 
@@ -183,22 +194,22 @@ def check_refill(default):
 
 def trim_groups(cpu, size, thp=False, rounds=1):
     """The task's frees on CPU: one group per free event, with the pages its
-    trim asked free_pcppages_bulk() for (all chunks), and whether a hold of
-    the trim moved a THP."""
+    trim asked free_pcppages_bulk() for (all chunks), and whether the page
+    freed was a THP.  A batched free (mm_page_free_batched, no order) takes
+    the order its page had in the mm_page_free of free_pages_prepare()."""
     pmd = read("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size") // mmap.PAGESIZE
     pid = []
-    ev = traced(["pcph/bulk_free", "kmem/mm_page_free", "kmem/mm_page_free_batched",
-                 "kmem/mm_page_pcpu_drain_hold"],
+    ev = traced(["pcph/bulk_free", "kmem/mm_page_free", "kmem/mm_page_free_batched"],
                 lambda: pid.append(touch(cpu, size, thp=thp, rounds=rounds)))
-    groups, cur = [], None
+    groups, cur, order = [], None, {}
     for _, _, e, f in own(ev, pid[0]):
+        if e == "mm_page_free":
+            order[f["pfn"]] = int(f["order"])
         if e in ("mm_page_free", "mm_page_free_batched"):
-            cur = {"thp": False, "sum": 0}
+            cur = {"thp": 1 << order.get(f["pfn"], 0) >= pmd, "sum": 0}
             groups.append(cur)
         elif e == "bulk_free" and cur is not None:
             cur["sum"] += int(f["count"], 0)
-        elif e == "mm_page_pcpu_drain_hold" and cur is not None:
-            cur["thp"] |= int(f["nr_pages"]) >= pmd
     return groups
 
 
@@ -242,6 +253,10 @@ def check_drain():
 
 
 def check_thp_trim():
+    """0001: at scale 0 free_count saturates at one batch, also when a THP
+    (512 pages) lands on a count below it.  Under -1 (high 4 * batch) each
+    THP free trims at once, asking for clamp(free_count, batch, high -
+    batch): one batch with 0001, three without it (free_count past 512)."""
     name = "thp-trim: at scale 0 one trim after a THP free asks for <= batch pages"
     try:
         enabled = open("/sys/kernel/mm/transparent_hugepage/enabled").read()
@@ -250,23 +265,110 @@ def check_thp_trim():
     if "[never]" in enabled:
         report(True, name, skip="transparent hugepages are not available")
         return
-    # a hold that moved a THP shows only in the per-hold event (7.3 and 6.12
-    # with the series' tracepoints); mm_page_free_batched has no order
-    if not os.path.isdir(TRACING + "/events/kmem/mm_page_pcpu_drain_hold"):
-        report(True, name, skip="kernel lacks kmem:mm_page_pcpu_drain_hold")
-        return
     batch = max_batch()
     write(FRAC, -1)
     write(SCALE, 0)
     groups = trim_groups(online_cpus()[-1], 4 * MIB, thp=True, rounds=8)
     thp = [g["sum"] for g in groups if g["thp"] and g["sum"]]
-    over = [g["sum"] for g in groups if g["sum"] > batch]
+    over = [x for x in thp if x > batch]
     if over:
-        report(False, name, "trims of %r pages, batch %d" % (over[:5], batch))
-    elif not thp:
-        report(True, name, skip="no trim followed a THP free: could not fail")
+        report(False, name, "trims of %r pages after a THP free, batch %d" % (over[:5], batch))
+    elif not thp or 2 * max(thp) < batch:
+        report(True, name, skip="no trim of half a batch or more followed a THP free: could not fail")
     else:
         report(True, "%s (%d trims after a THP free, the largest %d)" % (name, len(thp), max(thp)))
+
+
+def check_decay_step():
+    """The knob on the decay path: decay_pcp_high() lowers high by at most
+    batch << scale below count, so at scale 0 one decay drains at most one
+    batch (in all its chunks).  High must first grow well above 8 batches
+    (refills at scale 0 raise it one batch each), so that the 1/8 step
+    alone would drain more."""
+    name = "decay-step: at scale 0 one decay_pcp_high() drains <= batch pages in all its chunks"
+    if "decay" not in PROBED:
+        report(True, name, skip="no kprobe on decay_pcp_high (inlined?)")
+        return
+    batch = max_batch()
+    write(FRAC, 0)
+    write(SCALE, 0)
+    touch(online_cpus()[-1], 64 * MIB)
+
+    def refresh():
+        for _ in range(3):
+            write("/proc/sys/vm/stat_refresh", 1)
+    steps, cur = [], {}
+    for pid, _, e, f in traced(["pcph/decay", "pcph/bulk_free"], refresh):
+        key = (pid, f["_cpu"])
+        if e == "decay":
+            cur[key] = [0]
+            steps.append(cur[key])
+        elif key in cur:
+            cur[key][0] += int(f["count"], 0)
+    sums = [x[0] for x in steps if x[0]]
+    over = [x for x in sums if x > batch]
+    if over:
+        report(False, name, "decay steps of %r pages, batch %d" % (over[:5], batch))
+    elif not sums or 2 * max(sums) < batch:
+        report(True, name, skip="no decay drained half a batch or more: could not fail")
+    else:
+        report(True, "%s (%d decays drained, the largest %d)" % (name, len(sums), max(sums)))
+
+
+def check_lowered():
+    """Lowering the knob takes effect at the next refill: an alloc_factor
+    grown at the default scale is clamped to the new one, even when no
+    free on that CPU has halved it since.  A child refills at the default,
+    waits (no page freed on its CPU) while the knob goes to 0, refills
+    again; the second round's refills move at most one batch."""
+    name = "lowered: the first refills after the knob is lowered to 0 move <= batch pages"
+    batch = max_batch()
+    cpu = online_cpus()[-1]
+    write(FRAC, 0)
+    parent = os.getpid()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.sched_setaffinity(0, {cpu})
+            first, second = mmap.mmap(-1, 64 * MIB), mmap.mmap(-1, 16 * MIB)
+            for m in (first, second):
+                m.madvise(mmap.MADV_NOHUGEPAGE)
+            for off in range(0, 64 * MIB, 4096):
+                first[off] = 1
+            os.kill(parent, signal.SIGUSR1)
+            signal.sigwait({signal.SIGUSR1})
+            for off in range(0, 16 * MIB, 4096):
+                second[off] = 1
+            os.kill(parent, signal.SIGUSR1)
+            signal.sigwait({signal.SIGUSR1})
+            code = 0
+        finally:
+            os._exit(code)
+    try:
+        os.sched_setaffinity(0, {online_cpus()[0]})
+        signal.sigwait({signal.SIGUSR1})
+        write(SCALE, 0)
+
+        def second_round():
+            os.kill(pid, signal.SIGUSR1)
+            signal.sigwait({signal.SIGUSR1})
+        ev = traced(["kmem/" + REFILL_EVENT], second_round)
+    finally:
+        os.kill(pid, signal.SIGUSR1)
+        os.waitpid(pid, 0)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1})
+        os.sched_setaffinity(0, set(online_cpus()))
+    counts = [int(f["nr_pages"]) for _, _, e, f in own(ev, pid)
+              if e == REFILL_EVENT and int(f["order"]) == 0]
+    over = [x for x in counts if x > batch]
+    if over:
+        report(False, name, "refills of %r pages after lowering, batch %d" % (over[:5], batch))
+    elif not counts or 2 * max(counts) < batch:
+        report(True, name, skip="no refill of half a batch or more after lowering: could not fail")
+    else:
+        report(True, "%s (%d refills, the largest %d)" % (name, len(counts), max(counts)))
 
 
 def check_decay():
@@ -306,12 +408,20 @@ def main():
     try:
         os.makedirs(INST, exist_ok=True)
         for name, probe in PROBES.items():
-            write(TRACING + "/kprobe_events", probe, append=True)
+            try:
+                write(TRACING + "/kprobe_events", probe, append=True)
+            except OSError:
+                if name == "bulk_free":
+                    raise
+                continue
             added.append(name)
+            PROBED.add(name)
         check_refill(saved[0])
         check_drain()
         check_trim()
         check_thp_trim()
+        check_decay_step()
+        check_lowered()
         check_decay()
         check_auto()
     finally:
