@@ -15,12 +15,14 @@ secs=${1:?usage: stress.sh SECONDS}
 fail=0
 for setting in hf-1k0 k2 def; do
 	setting_apply "$setting"
-	set -- "$(cat /proc/sys/vm/pcp_batch_scale_max)" "$(cat /proc/sys/vm/percpu_pagelist_high_fraction)"
+	read_back=$(for name in "${setting_names[@]}"; do
+		printf '%s=%s\n' "$name" "$(cat "/proc/sys/vm/$name" 2>/dev/null || echo none)"
+	done | paste -sd, | sed 's/,/, /g')
 	rc=0
 	out=$(stress-ng --temp-path /tmp --vm 2 --vm-bytes 256M --fault 2 --mmap 2 --mmap-bytes 128M \
 		--timeout "${secs}s" --metrics-brief 2>&1) || rc=$?
 	printf '%s\n' "$out" | grep -E 'stress-ng: (info|metrc).*(vm|fault|mmap) ' | sed 's/^/# /'
-	ktap_result "stress-ng vm, fault, mmap for ${secs}s at pcp_batch_scale_max=$1, high_fraction=$2" \
+	ktap_result "stress-ng vm, fault, mmap for ${secs}s at $setting ($read_back)" \
 		"$rc" "$out" 5
 	[ "$rc" = 0 ] || fail=1
 done
