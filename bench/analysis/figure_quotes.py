@@ -39,10 +39,14 @@ CONSTS = [
      "the kselftest's own margin before the harness timeout, a parameter"),
     (CL3, "faulting one page every 500 us", "the RT task's period, a parameter of the load"),
     ("*", "every 20 ms", "the pcp instrument's sampling period, a parameter"),
-    (CL3, "about 14 minutes at 5 against 10", "Claudiu Beznea's bonnie++ figures, cited"),
+    (CL3, "~14 minutes at 5 to ~10 at 0", "Claudiu Beznea's bonnie++ figures, cited "
+     "(20241126095138.1832464-1-claudiu.beznea.uj@bp.renesas.com)"),
     (P5, "from 3.07 ms to 104 us", "Yafang Shao's 256-CPU report, cited"),
     (P4, "faulting one page every 500 us", "the RT task's period, a parameter of the load"),
-    (P4, "about 14 minutes at 5 against 10", "Claudiu Beznea's bonnie++ figures, cited from his RFC"),
+    (P4, "~14 minutes after 52166607ecc9 against ~10", "Claudiu Beznea's bonnie++ figures, "
+     "cited from his RFC (20241126095138.1832464-1-claudiu.beznea.uj@bp.renesas.com)"),
+    (P4, "takes ~14 minutes while", "Claudiu Beznea's RFC, quoted"),
+    (P4, "it takes ~10 minutes", "Claudiu Beznea's RFC, quoted"),
 ]
 
 # Sentences that 0003's changelog and cover letter 3 share.
