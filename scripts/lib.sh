@@ -245,3 +245,60 @@ ktap_totals() {
 	echo "$ktap_pass passed, $ktap_fail failed, $ktap_skip skipped"
 	[ "$ktap_fail" -eq 0 ]
 }
+
+# kernel_provenance VARIANT SRC OUT: OUT/provenance.json, what a kernel build
+# was made of (results name the kernel they measured: docs/reading-results.md):
+# base_version (the pinned Debian version), series_sha (SRC's HEAD^{tree}:
+# the code built; null for a tree without git), tree_dirty, patch_ids (git
+# patch-id --stable of each commit after the base commit), config_sha256,
+# variant, built (date).
+kernel_provenance() {
+	local ver tree=null dirty=false ids=''
+	ver=$(sed -n 's/^BASE_VERSION=//p' "$top/configs/base-$BASE.pin")
+	if git -C "$2" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+		tree=$(git -C "$2" rev-parse 'HEAD^{tree}')
+		[ -z "$(git -C "$2" status --porcelain --untracked-files=no)" ] || dirty=true
+		ids=$(git -C "$2" rev-list --reverse "$(sed -n 's/^BASE_COMMIT=//p' "$top/configs/base-$BASE.pin")..HEAD" |
+			while read -r c; do git -C "$2" show "$c" | git patch-id --stable | cut -d' ' -f1; done)
+	fi
+	/usr/bin/python3 - "$1" "$ver" "$tree" "$dirty" "$3" "$ids" <<'PY'
+import datetime, hashlib, json, os, sys
+variant, ver, tree, dirty, out, ids = sys.argv[1:]
+with open(os.path.join(out, ".config"), "rb") as f:
+    cfg = hashlib.sha256(f.read()).hexdigest()
+with open(os.path.join(out, "provenance.json"), "w") as f:
+    json.dump({"base_version": ver, "series_sha": None if tree == "null" else tree,
+               "tree_dirty": dirty == "true", "patch_ids": ids.split(),
+               "config_sha256": cfg, "variant": variant,
+               "built": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")},
+              f, indent=1)
+PY
+}
+
+# run_provenance IMAGE TIMING DIR: DIR/provenance.json, the kernel IMAGE's
+# build provenance (null fields when its folder has none: an image built
+# elsewhere) and this run's side: commit (the repository's HEAD, -dirty
+# when it was), qemu, timing, host_cpu, date.  The guest's uname -rv
+# (scripts/vm-init: DIR/uname.txt) joins it in the analysis.
+run_provenance() {
+	local commit qemu cpu
+	commit=$(git -C "$top" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+	[ -z "$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null)" ] || commit+=-dirty
+	qemu=$(qemu-system-x86_64 --version 2>/dev/null | sed -n '1s/^QEMU emulator version //p')
+	cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+	/usr/bin/python3 - "$1" "$2" "$3" "$commit" "$qemu" "$cpu" <<'PY'
+import datetime, json, os, sys
+image, timing, out, commit, qemu, cpu = sys.argv[1:]
+keys = ("base_version", "series_sha", "tree_dirty", "patch_ids", "config_sha256", "variant")
+try:
+    with open(os.path.join(os.path.dirname(image), "provenance.json")) as f:
+        built = json.load(f)
+except OSError:
+    built = {}
+p = {k: built.get(k) for k in keys}
+p.update(commit=commit, qemu=qemu or None, timing=timing, host_cpu=cpu or None,
+         date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+with open(os.path.join(out, "provenance.json"), "w") as f:
+    json.dump(p, f, indent=1)
+PY
+}
