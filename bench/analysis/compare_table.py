@@ -9,7 +9,14 @@ prefer icount, waits tcg (metric_rows names the timing of each).
 """
 import statistics
 
-COLUMNS = (("base", "def"), ("patched", "def"), ("patched", "k0"), ("patched", "hf-1"))
+import settings
+
+
+def columns():
+    """(kernel, setting): the unpatched default, then the patched kernel at
+    each setting of view compare (def first)."""
+    shown = sorted(settings.in_view("compare"), key=lambda s: s != "def")
+    return [("base", "def")] + [("patched", s) for s in shown]
 
 
 def med(xs):
@@ -101,7 +108,7 @@ def compare_rows(res):
         # the timing the row asks for, else the other one (a tcg-only run)
         for t in (timing, "icount" if timing == "tcg" else "tcg"):
             cells = []
-            for kernel, setting in COLUMNS:
+            for kernel, setting in columns():
                 hit = None
                 for r in res:
                     if r.get("timing") == t and r.get("kernel") in (kernel, "tracers" if kernel == "patched" else kernel) \
@@ -124,7 +131,7 @@ def compare_table(res):
     if not rows:
         return "(no instrument rows in results.json)\n"
     head = "%-38s %-6s" % ("metric", "timing")
-    names = ("unpatched", "def", "k0", "hf-1")
+    names = ["unpatched"] + [s for _, s in columns()[1:]]
     for n in names:
         head += " %18s" % n
     for n in names[1:]:

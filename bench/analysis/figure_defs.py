@@ -10,6 +10,7 @@ import os
 import statistics
 
 import runs_md
+import settings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -120,10 +121,7 @@ def _pf1(R, setting):
     return get(R.one("P", workload="micro-sweep:pf", kernel="patched", setting=setting), "value")
 
 
-KVF = ["def", "k4", "k3", "k2", "k1", "k0", "hfmax", "hf-1"]
-KVF_NAMES = {"def": "default (5)", "k4": "knob 4", "k3": "knob 3", "k2": "knob 2",
-             "k1": "knob 1", "k0": "knob 0", "hfmax": "fraction INT_MAX", "hf-1": "fraction -1",
-             "hf-1k0": "frac. -1, knob 0"}
+KVF = settings.by_bound("text")
 
 
 @fig
@@ -148,7 +146,7 @@ def knob_vs_fraction(R):
     for s in KVF:
         e, r, p = med("exit-storm", s), med("refill", s), _pf1(R, s)["median"]
         lines.append(row % (
-            KVF_NAMES[s], rng(_tracer_runs(R, s)), rng(_rt(R, "refill", "patched", s)),
+            settings.name(s), rng(_tracer_runs(R, s)), rng(_rt(R, "refill", "patched", s)),
             rng(_rt(R, "exit-storm", "patched", s)),
             "%.1fms" % e if s == "def" else pct(e, e0), "%.1fms" % r if s == "def" else pct(r, r0),
             "%.2fus" % (1e6 / p0) if s == "def" else pct(p0, p)))
@@ -180,7 +178,7 @@ def lock_holds(R):
         mib = pages / 256.0
         every = sum(get(h, k, "tp_calls") if k == "refill" else (runs_md.get(h, k, "tp_calls") or 0)
                     for k in ("free", "refill", "drain", "decay"))
-        lines.append(row % (KVF_NAMES[s], get(h, "refill", "max_pages"),
+        lines.append(row % (settings.name(s), get(h, "refill", "max_pages"),
                             "%.2f" % (get(h, "refill", "tp_calls") / mib), "%.2f" % (every / mib)))
     return "\n".join(line.rstrip() for line in lines)
 
@@ -308,7 +306,7 @@ def rt_summary(R):
             if over:
                 high.append("%s us %s" % (" and ".join("%.0f" % x for x in over),
                                           "unpatched at fraction 2147483647" if k == "base"
-                                          else "at " + KVF_NAMES[s]))
+                                          else "at " + settings.name(s)))
         out.append("unpatched %s us in the refill load and %s us in the exit storm "
                    "(%d runs each), exit-storm runs above 60 us: %s" % (
                        rng(refill), rng(exitst), len(refill), ", ".join(high) or "none"))
@@ -346,14 +344,10 @@ def _waits(R, src, scenario, kernel, setting, key="count"):
     return w[key]
 
 
-PROSE_NAMES = {"def": "default", "hfmax": "fraction 2147483647",
-               "hf-1k0": "fraction -1 with knob 0"}
-
-
 def _name(kernel, setting):
     alone = setting.endswith("-a")
     setting = setting[:-2] if alone else setting
-    name = PROSE_NAMES.get(setting, KVF_NAMES.get(setting, setting))
+    name = settings.prose(setting)
     if kernel == "base":
         name = "unpatched" if setting == "def" else "unpatched at " + name
     return name + (" alone" if alone else "")
@@ -389,7 +383,7 @@ def pcp_parked(R):
         for x in (r, e):
             m = get(x, "mean_pages", "runs")
             cells.append("%d (%s)" % (round(statistics.median(m)), rng(m)))
-        lines.append(row % (("unpatched" if k == "base" else "series") + ", " + KVF_NAMES[s],
+        lines.append(row % (("unpatched" if k == "base" else "series") + ", " + settings.name(s),
                             cells[0], cells[1]))
     return "\n".join(line.rstrip() for line in lines)
 
@@ -442,7 +436,7 @@ def workloads_cost(R):
             spreads.append(100.0 * (max(v["runs"]) - min(v["runs"])) / 2 / v["median"])
             cells.append(("%d" % v["median"] if "page_fault" in n else "%.1f" % v["median"])
                          if (k, s) == ("base", "def") else pct(ref[n], v["median"]))
-        lines.append(row % ((("unpatched" if k == "base" else "series") + ", " + KVF_NAMES[s],)
+        lines.append(row % ((("unpatched" if k == "base" else "series") + ", " + settings.name(s),)
                             + tuple(cells) + ("%.1f%%" % max(spreads),)))
     return "\n".join(line.rstrip() for line in lines)
 
@@ -488,7 +482,7 @@ def workloads_tcg(R):
             pre = "micro:" if s == "def" else "micro-sweep:"
             v = get(R.one("WT", workload=pre + name, timing="tcg", kernel=k, setting=s), "value")
             cells.append("%.*f (%s)" % (nd, v["median"], rng(v["runs"], nd)))
-        lines.append(row % ((("unpatched" if k == "base" else "series") + ", " + KVF_NAMES[s],)
+        lines.append(row % ((("unpatched" if k == "base" else "series") + ", " + settings.name(s),)
                             + tuple(cells)))
     return "\n".join(line.rstrip() for line in lines)
 
@@ -515,7 +509,7 @@ def tcg_table(R):
         w = runs_md.get(w, "waits", "all") or get(w, "waits_all_phases")
         d = R.one("P", workload="zone-lock-waits", scenario="exit-storm", kernel=k,
                   setting=s).get("drain_all_pages") or {}
-        name = ("unpatched" if k == "base" else "series") + ", " + KVF_NAMES[s]
+        name = ("unpatched" if k == "base" else "series") + ", " + settings.name(s)
         lines.append(row % (name, "%.1f (%s)" % (statistics.median(runs), rng(runs, 1)),
                             w["count"], "%.2f" % (d["total_us"] / d["calls"] / 1e3)
                             if d.get("calls") else "-"))

@@ -11,6 +11,7 @@ victim_wait_by_phase.png: the victim's wait p99 and total per phase.
 import os
 import sys
 
+import settings
 from results import PHASE_ORDER, SCENARIOS
 
 def plots(dirname, cases):
@@ -30,8 +31,7 @@ def plots(dirname, cases):
         made.append(waits)
     cases = [c for c in cases if c["scenario"] == "exit-storm"]
     fig, ax = plt.subplots(figsize=(8, 4.5))
-    shown = [("base", "def"), ("patched", "def"), ("patched", "k0"), ("patched", "k2"),
-             ("patched", "k6"), ("patched", "hf-1"), ("patched", "hf-1k0"), ("patched", "ck")]
+    shown = [("base", "def")] + [("patched", s) for s in settings.in_view("hist")]
     for c in sorted((c for c in cases if (c["kernel"], c["setting"]) in shown),
                     key=lambda c: shown.index((c["kernel"], c["setting"]))):
         h = c["_hist"]["bulk_ns"]
@@ -40,6 +40,7 @@ def plots(dirname, cases):
         xs = [b.get("min", 0) or 1 for b in h]
         tot = sum(b["count"] for b in h) or 1
         ax.step(xs, [b["count"] / tot for b in h], where="post",
+                color=settings.colour(c["setting"]), linestyle=":" if c["kernel"] == "base" else "-",
                 label="%s %s" % (c["kernel"], c["setting"]))
     ax.set_xscale("log", base=2)
     ax.set_xlabel("zone->lock hold of free_pcppages_bulk(), ns (log2 buckets)")
@@ -88,9 +89,6 @@ def phase_wait_plot(plt, dirname, cases):
     return "victim_wait_by_phase.png"
 
 
-TRADEOFF = ("def", "k4", "k3", "k2", "k1", "k0", "hfmax", "hf-1", "hf-1k0")
-
-
 def knob_vs_fraction_plot(plt, dirname, cases):
     """tradeoff.png: see the module docstring; [] when there is nothing
     trustworthy to draw."""
@@ -106,7 +104,7 @@ def knob_vs_fraction_plot(plt, dirname, cases):
         return []
     base = sorted(ref["storm_ms"]["runs"])[len(ref["storm_ms"]["runs"]) // 2]
     fig, ax = plt.subplots(figsize=(8, 4.5))
-    for s in TRADEOFF:
+    for s in settings.by_bound("tradeoff"):
         cost = row("patched", s, "exit-storm", "icount")
         hold = row("patched", s, "refill", "tcg") or row("patched", s, "exit-storm", "tcg")
         pages = ((hold or {}).get("holds") or {}).get("refill", {}).get("max_pages")
@@ -115,7 +113,8 @@ def knob_vs_fraction_plot(plt, dirname, cases):
             continue
         pct = [100.0 * (r - base) / base for r in runs]
         mid = sorted(pct)[len(pct) // 2]
-        ax.errorbar([pages], [mid], yerr=[[mid - min(pct)], [max(pct) - mid]], fmt="o", capsize=3)
+        ax.errorbar([pages], [mid], yerr=[[mid - min(pct)], [max(pct) - mid]], fmt="o", capsize=3,
+                    color=settings.colour(s))
         ax.annotate(s, (pages, mid), textcoords="offset points", xytext=(5, 5), fontsize=8)
     ax.set_xscale("log", base=2)
     ax.set_xlabel("largest refill under one zone->lock hold, pages (per-hold event)")

@@ -21,8 +21,8 @@ import statistics
 import sys
 
 from plots import plots
-from results import (PATHS, PHASE_ORDER, SCENARIOS, base_of, case, jsonl, micro_cases,
-                     settings_table, sweep_cases)
+import settings
+from results import PATHS, PHASE_ORDER, SCENARIOS, base_of, case, jsonl, micro_cases, sweep_cases
 from tables import (chunked_verdict, cost_table, fmt_num, fmt_spread, legend,
                     regression_table, sweep_table, table, tradeoff_table)
 
@@ -105,13 +105,13 @@ def report(dirname):
     raw = os.path.join(dirname, "raw")
     if os.path.isdir(raw) and any("-smp" in d for d in os.listdir(raw)):
         return multi_report(dirname)
-    labels = [label for label, _ in settings_table()]
+    labels = sorted(settings.labels(), key=settings.alone)
     cases, micro = [], []
     for timing, r in (("tcg", raw), ("icount", os.path.join(dirname, "icount", "raw"))):
         for kernel in ("base", "patched"):
-            for label in labels + ["def-a"]:
+            for label in labels:
                 for sc in SCENARIOS:
-                    if sc == "refill" and label.endswith("-a"):
+                    if sc == "refill" and settings.alone(label):
                         continue
                     c = case(r, kernel, label, sc, timing)
                     if c["reps"]:

@@ -19,20 +19,8 @@ import json
 import os
 import statistics
 
+import settings
 from stats import hist_merge, hist_percentile, hist_upper, hold_stats, lat_stats
-
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def settings_table():
-    """configs/settings: [(label, meaning)] in table order."""
-    rows = []
-    with open(os.path.join(TOP, "configs", "settings")) as f:
-        lines = [line for line in f if line.strip() and not line.startswith("#")]
-    for line in lines[1:]:
-        label, _, _, meaning = line.split(None, 3)
-        rows.append((label, meaning.strip()))
-    return rows
 
 
 def jsonl(path):
@@ -247,10 +235,9 @@ def case(raw, kernel, label, scenario="exit-storm", timing="tcg"):
         "timing": timing,
         "kernel": kernel,
         "setting": label,
-        "settings": {k: applied.get(k) for k in
-                     ("pcp_batch_scale_max", "percpu_pagelist_high_fraction")},
+        "settings": {k: applied.get(k) for k in settings.sysctl_names()},
         "scenario": scenario,
-        "workload": ("exit-storm-alone" if label.endswith("-a") else "exit-storm")
+        "workload": ("exit-storm-alone" if settings.alone(label) else "exit-storm")
         if scenario == "exit-storm" else "refill",
         "reps": len(timed),
         "timed_from": "plain" if plain else "traced",
@@ -305,8 +292,7 @@ def micro_cases(raw, timing="tcg"):
             out.append({
                 "base": base_of(os.path.join(raw, kernel)), "timing": timing,
                 "kernel": kernel,
-                "settings": {k: applied.get(k) for k in
-                             ("pcp_batch_scale_max", "percpu_pagelist_high_fraction")},
+                "settings": {k: applied.get(k) for k in settings.sysctl_names()},
                 "workload": "micro:" + probe, "reps": len(rs),
                 "value": {"unit": rs[0]["unit"], "median": statistics.median(vals), "runs": vals},
                 "cpu_ms": {"median": statistics.median([r["user_ms"] + r["sys_ms"] for r in rs]),

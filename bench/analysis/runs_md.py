@@ -7,9 +7,8 @@ count) where the file keeps them, and the pooled figure where it keeps only
 that.  bench/analysis/figures.py writes docs/results/NAME.md from it and
 `make check` re-renders and compares, so these tables are never typed.
 """
+import settings
 from stats import spread_pct
-
-ORDER = ["def", "def-a", "k0", "k1", "k2", "k3", "k4", "k6", "hf-1", "hf-1k0", "hfmax"]
 
 
 def get(c, *path):
@@ -45,8 +44,7 @@ def med(d, nd=None, scale=1.0):
 
 def setting_key(c):
     s = c.get("setting") or ""
-    return (0 if c.get("kernel") == "base" else 1,
-            ORDER.index(s) if s in ORDER else len(ORDER), s, c.get("kernel") or "")
+    return (0 if c.get("kernel") == "base" else 1, settings.rank(s), s, c.get("kernel") or "")
 
 
 def who(c):

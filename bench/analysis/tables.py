@@ -15,7 +15,8 @@ the page-fault probe at every setting, cost_table() where the cost goes
 (lock round trips per path), chunked_verdict() the refills by hold
 (docs/experiments/chunked-refill.patch).  Costs prefer the icount rows, waits and holds the tcg ones.
 """
-from results import PATHS, settings_table
+import settings
+from results import PATHS
 from stats import spread_pct
 
 
@@ -228,14 +229,13 @@ def tradeoff_rows(res):
     the preferred timing: (base, timing, kernel, setting, exit-storm case,
     refill case)."""
     rows = []
-    order = [label for label, _ in settings_table()]
     for b in sorted({c.get("base") or "?" for c in res}):
         cs = [c for c in res if (c.get("base") or "?") == b and c.get("scenario")
-              and not c["setting"].endswith("-a")]
+              and not settings.alone(c["setting"])]
         t = preferred_timing(cs)
         cs = [c for c in cs if c.get("timing", "tcg") == t]
         by = {(c["kernel"], c["setting"], c["scenario"]): c for c in cs}
-        for k, s in [("base", "def")] + [("patched", s) for s in order]:
+        for k, s in [("base", "def")] + [("patched", s) for s in settings.labels()]:
             e, r = by.get((k, s, "exit-storm")), by.get((k, s, "refill"))
             if e or r:
                 rows.append((b, t, k, s, e, r))
@@ -295,9 +295,7 @@ def sweep_table(res):
     cs = [c for c in res if c["workload"] == "micro-sweep:pf"]
     if not cs:
         return "(no page-fault sweep in results.json)\n"
-    order = [label for label, _ in settings_table()]
-    cs.sort(key=lambda c: (c.get("base") or "", order.index(c["setting"])
-                           if c["setting"] in order else 99))
+    cs.sort(key=lambda c: (c.get("base") or "", settings.rank(c["setting"])))
     fmt_row = "%-5s %-7s %5s %5s %10s %9s %9s %8s %s"
     out = [fmt_row % ("base", "setting", "scale", "hfrac", "pages/s", "spread", "sys ms",
                       "change", "")]
@@ -325,7 +323,7 @@ def cost_table(res):
     holds (lock round trips) per path, the time they held it, and the
     largest refill."""
     cs = [c for c in res if c.get("scenario") and c.get("timing", "tcg") == "tcg"
-          and c.get("holds") and not c["setting"].endswith("-a")
+          and c.get("holds") and not settings.alone(c["setting"])
           and any(h["calls"] for h in c["holds"].values())]
     if not cs:
         return "(no traced runs in results.json)\n"
@@ -333,9 +331,8 @@ def cost_table(res):
     out = [fmt_row % ("kernel", "setting", "scenario", "free", "refill", "drain", "decay",
                       "free ms", "refill ms", "pages/rf"),
            fmt_row % ("", "", "", "holds", "holds", "holds", "holds", "held", "held", "max")]
-    order = [label for label, _ in settings_table()]
     cs.sort(key=lambda c: (c.get("base") or "", c["scenario"], c["kernel"] != "base",
-                           order.index(c["setting"]) if c["setting"] in order else 99))
+                           settings.rank(c["setting"])))
     for c in cs:
         h = c["holds"]
         per = (h["refill"].get("per_refill") or {}).get("max_pages_per_refill")
@@ -350,14 +347,12 @@ def cost_table(res):
 def chunked_verdict(res):
     """Refills in pcp->batch sized zone->lock holds (docs/experiments/chunked-refill.patch on
     mainline): the unpatched kernel (one hold per refill), the patched one
-    at the default and at knob 0 (and setting ck, where the results come
-    from the run-time switch of the experiment): the victim's wait tail per
+    at the default and at knob 0: the victim's wait tail per
     phase, the largest refill hold and refill, and the cost in the
     preferred timing against the unpatched kernel."""
     tcg = {(c["kernel"], c["setting"], c["scenario"]): c for c in res
            if c.get("scenario") and c.get("timing", "tcg") == "tcg"}
-    cols = [(k, s) for k, s in (("base", "def"), ("patched", "def"), ("patched", "k0"),
-                                ("patched", "ck"))
+    cols = [(k, s) for k, s in (("base", "def"), ("patched", "def"), ("patched", "k0"))
             if tcg.get((k, s, "exit-storm"))]
     if ("patched", "def") not in cols:
         return "(no tcg exit-storm run of the patched kernel at def in results.json)"
@@ -405,6 +400,6 @@ def chunked_verdict(res):
 
 def legend():
     """The setting labels, from configs/settings."""
-    lines = ["%-7s %s" % (label, meaning) for label, meaning in settings_table()]
+    lines = settings.legend()
     lines.append("%-7s %s" % ("X-a", "setting X, the exit storm alone (no victim)"))
     return "\n".join(lines) + "\n"

@@ -34,7 +34,7 @@ def check(root):
 
 def scratch():
     d = tempfile.mkdtemp(prefix="figures.")
-    for name in ("README.md", "bench", "docs", "patches"):
+    for name in ("README.md", "bench", "configs", "docs", "patches"):
         src = os.path.join(TOP, name)
         dst = os.path.join(d, name)
         if os.path.isdir(src):
