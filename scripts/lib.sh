@@ -2,7 +2,8 @@
 # lib.sh - the small things every harness script shares; sourced, never run:
 #   . "$(dirname "$0")/../scripts/lib.sh"      (or the matching relative path)
 #
-# Sets: top (repository root), myname, BASE (the kernel base) and build
+# Sets: top (repository root), myname (the program's path from the top: it
+# begins every error), BASE (the kernel base) and build
 # (build/$BASE: every output of that base lives under it; two bases never
 # share an output folder).
 #
@@ -18,7 +19,10 @@
 export BASE
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# the program's path from the top (bench/run, tests/run: two programs, two
+# names), or its file name when it lives elsewhere
 myname=${0##*/}
+case $(realpath -m "$0" 2>/dev/null) in "$top"/*) myname=$(realpath -m --relative-to="$top" "$0") ;; esac
 build=$top/build/$BASE
 lib_start=$(date +%s)
 
