@@ -257,13 +257,18 @@ ktap_totals() {
 # patch-id --stable of each commit after the base commit), config_sha256,
 # variant, built (date).
 kernel_provenance() {
-	local ver tree=null dirty=false ids=''
+	local ver bc tree=null dirty=false ids=''
 	ver=$(sed -n 's/^BASE_VERSION=//p' "$top/configs/base-$BASE.pin")
-	if git -C "$2" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+	# a tree of its own (the pristine base is no repository: git would
+	# find the one around it)
+	if [ "$(git -C "$2" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$2" && pwd -P)" ]; then
 		tree=$(git -C "$2" rev-parse 'HEAD^{tree}')
 		[ -z "$(git -C "$2" status --porcelain --untracked-files=no)" ] || dirty=true
-		ids=$(git -C "$2" rev-list --reverse "$(sed -n 's/^BASE_COMMIT=//p' "$top/configs/base-$BASE.pin")..HEAD" |
-			while read -r c; do git -C "$2" show "$c" | git patch-id --stable | cut -d' ' -f1; done)
+		bc=$(sed -n 's/^BASE_COMMIT=//p' "$top/configs/base-$BASE.pin")
+		# the unpatched tree is an import of its own: no series on it
+		! git -C "$2" merge-base --is-ancestor "$bc" HEAD 2>/dev/null ||
+			ids=$(git -C "$2" rev-list --reverse "$bc..HEAD" |
+				while read -r c; do git -C "$2" show "$c" | git patch-id --stable | cut -d' ' -f1; done)
 	fi
 	/usr/bin/python3 - "$1" "$ver" "$tree" "$dirty" "$3" "$ids" <<'PY'
 import datetime, hashlib, json, os, sys
