@@ -61,7 +61,8 @@ test_scripts_reject_bad_usage() {
 		"scripts/vm --icount --accel kvm -- true" "bench/run --timing x" \
 		"bench/run --smoke --multi" "bench/run --probes --short" "bench/run --reps 0" "scripts/series --bogus" \
 		"bench/run --instruments bogus" "bench/run --instruments pcp,none" "bench/run --instruments none" \
-		"bench/run --instruments pcp --probes" \
+		"bench/run --instruments pcp --probes" "bench/run --plan bogus" "bench/run --mode instruments" \
+		"bench/run --settings k6" \
 		"scripts/series -v 0" "scripts/cover.py bogus" "tests/check-series --bogus"; do
 		# shellcheck disable=SC2086 # split on purpose
 		err=$(expect_status 2 $cmd 2>&1 >/dev/null) || { echo "$err"; return 1; }
@@ -278,4 +279,109 @@ test_vm_reports_kernel_splats() {
 	printf '%s\n' "$err" | grep -q 'Call Trace' || { echo "not reported: $err"; return 1; }
 	expect_status 123 scripts/vm --fail-on-warn -- sh -c 'echo t >/proc/sysrq-trigger' \
 		2>/dev/null
+}
+
+# bench_copy DIR: configs/, bench/ and scripts/ of this tree in DIR (a
+# fresh clone's: no kernel), for bench/run --plan.
+bench_copy() {
+	cp -r configs bench scripts "$1"/
+	rm -rf "$1/build"
+}
+# plan_boots DIR ARG...: the boot lines of bench/run --plan ARG... in DIR,
+# without their time.
+plan_boots() {
+	local dir=$1
+	shift
+	(cd "$dir" && BASE=7.3 BENCH_REPS='' bench/run --plan "$@") | grep -v '^#' | sed 's/  # ~[0-9]* min$//'
+}
+
+# A new setting is one line of configs/settings, a new sysctl one column:
+# in a copy with both, bench/run --plan runs it on the patched kernel of
+# the full run and not on the unpatched one, and scripts/settings.sh reads
+# the third sysctl.
+test_new_setting_is_one_line() {
+	local dir rc=0 plan names
+	dir=$(mktemp -d)
+	bench_copy "$dir"
+	awk -F'|' -v OFS='|' '/^#/ || !NF {print; next}
+		{$3 = $3 "|" (n++ ? " = " : " min_free_kbytes "); print}' configs/settings >"$dir/configs/settings"
+	echo 'k5 | 5 | 0 | = | patched | knob | no | - | tab:red | knob 5 | knob 5 | knob 5: a test' >>"$dir/configs/settings"
+	plan=$(plan_boots "$dir") || { rm -rf "$dir"; echo "bench/run --plan failed in the copy"; return 1; }
+	printf '%s\n' "$plan" | grep -q '^tcg patched .*guest-run .* patched /run/out .* k5\( \|$\)' ||
+		{ echo "k5 is not in the patched kernel's tcg boot:"; printf '%s\n' "$plan"; rc=1; }
+	! printf '%s\n' "$plan" | grep -q '^[a-z]* base .* k5\( \|$\)' ||
+		{ echo "k5 (kernels: patched) boots on the unpatched kernel:"; printf '%s\n' "$plan"; rc=1; }
+	names=$(cd "$dir" && bash -c '. scripts/lib.sh; . scripts/settings.sh; echo "${setting_names[*]}"; setting_values k5; echo "${values[*]}"')
+	[ "$names" = "$(printf 'pcp_batch_scale_max percpu_pagelist_high_fraction min_free_kbytes\n5 0 =')" ] ||
+		{ echo "scripts/settings.sh read: $names"; rc=1; }
+	rm -rf "$dir"
+	return $rc
+}
+
+# bench/run --plan MODE boots what bench/run booted before its modes became
+# bench/modes (read from that script, 2026-12-04; where it repeated an
+# option, the value that won), with the tracer kernel built.
+test_plan_boots_what_the_modes_booted() {
+	local dir rc=0 mode want got
+	dir=$(mktemp -d)
+	bench_copy "$dir"
+	mkdir -p "$dir/build/7.3/kernel-tracers"
+	touch "$dir/build/7.3/kernel-tracers/bzImage"
+	while IFS= read -r mode; do
+		want=$(sed -n "/^== $mode\$/,/^==/{/^==/d;p}" <<'PLANS'
+== full
+tcg base smp=2 raw/base: bench/guest/guest-run -r 5 -n 4 -s 128 -R 2000 -N 4 -S 64 -i waits base /run/out def def-a hfmax
+tcg base smp=2 raw/base: bench/guest/workloads-run -r 5 -T -w pf,lru,anon,kbuild base /run/out def hfmax
+tcg patched smp=2 raw/patched: bench/guest/guest-run -r 5 -n 4 -s 128 -R 2000 -N 4 -S 64 -i waits patched /run/out def def-a k0 k1 k2 k3 k4 hf-1 hfmax hf-1k0
+tcg patched smp=2 raw/patched: bench/guest/workloads-run -r 5 -T -w pf,lru,anon,kbuild patched /run/out def k0 hf-1 hfmax
+icount base smp=2 icount/raw/base: bench/guest/guest-run -r 5 -A -t plain -n 4 -s 64 -a 0 -R 500 -N 4 -S 32 -i solo1,pcp -m base /run/out def hfmax
+icount base smp=2 icount/raw/base: bench/guest/workloads-run -r 5 -W -w pf,anon base /run/out def hfmax
+icount patched smp=2 icount/raw/patched: bench/guest/guest-run -r 5 -A -t plain -n 4 -s 64 -a 0 -R 500 -N 4 -S 32 -i solo1,pcp -m patched /run/out def k0 k1 k2 k3 k4 hf-1 hfmax hf-1k0
+icount patched smp=2 icount/raw/patched: bench/guest/workloads-run -r 5 -W -w pf,anon patched /run/out def k0 hf-1 hfmax
+icount patched smp=2 icount/raw/sweep: bench/guest/guest-run -r 5 -K -t plain patched /run/out def k0 k1 k2 k3 k4 hf-1 hfmax hf-1k0
+icount tracers smp=1 icount/raw/tracers: bench/guest/guest-run -r 5 -n 4 -s 64 -R 500 -N 4 -S 32 -t none -i tracers tracers /run/out def k0 k1 k2 k3 k4 hf-1 hfmax hf-1k0
+== --timing tcg --settings k0,hfmax --workloads none
+tcg base smp=2 raw/base: bench/guest/guest-run -r 5 -n 4 -s 128 -R 2000 -N 4 -S 64 -i waits -m base /run/out def hfmax
+tcg patched smp=2 raw/patched: bench/guest/guest-run -r 5 -n 4 -s 128 -R 2000 -N 4 -S 64 -i waits -m patched /run/out k0 hfmax
+== --smoke
+tcg patched smp=2 raw/patched: bench/guest/guest-run -r 1 -n 2 -s 64 -R 1000 -N 2 -S 32 -t traced -H -i plain,waits,rt,solo1,tracers,pcp -I def patched /run/out def k0 k2
+tcg patched smp=2 raw/patched: bench/guest/workloads-run -q -T -w pf,lru,anon,kbuild patched /run/out def
+tcg tracers smp=2 raw/tracers: bench/guest/guest-run -r 1 -n 2 -s 64 -R 1000 -N 2 -S 32 -I def -t none -i tracers tracers /run/out def k0 k2
+== --short
+tcg base smp=2 raw/base: bench/guest/guest-run -r 2 -n 4 -s 128 -R 2000 -N 4 -S 64 -i waits,rt,solo1,tracers base /run/out def hfmax
+tcg base smp=2 raw/base: bench/guest/workloads-run -q -T -w pf,lru,anon,kbuild base /run/out def hfmax
+tcg patched smp=2 raw/patched: bench/guest/guest-run -r 2 -n 4 -s 128 -R 2000 -N 4 -S 64 -i waits,rt,solo1,tracers patched /run/out def k0 k2 hfmax hf-1
+tcg patched smp=2 raw/patched: bench/guest/workloads-run -q -T -w pf,lru,anon,kbuild patched /run/out def k0 hfmax hf-1
+tcg tracers smp=2 raw/tracers: bench/guest/guest-run -r 2 -n 4 -s 128 -R 1000 -N 4 -S 64 -t none -i tracers tracers /run/out def k0 k2 hfmax hf-1
+icount tracers smp=1 icount/raw/tracers: bench/guest/guest-run -r 1 -n 4 -s 64 -R 500 -N 4 -S 32 -t none -i tracers tracers /run/out def k0
+== --multi
+tcg base smp=4 raw/tcg-smp4/base: bench/guest/guest-run -r 3 -n 2 -s 128 -t plain -M 2 base /run/out def
+tcg patched smp=4 raw/tcg-smp4/patched: bench/guest/guest-run -r 3 -n 2 -s 128 -t plain -M 2 patched /run/out def k0 hf-1
+tcg base smp=8 raw/tcg-smp8/base: bench/guest/guest-run -r 3 -n 2 -s 128 -t plain -M 4 base /run/out def
+tcg patched smp=8 raw/tcg-smp8/patched: bench/guest/guest-run -r 3 -n 2 -s 128 -t plain -M 4 patched /run/out def k0 hf-1
+icount base smp=4 raw/icount-smp4/base: bench/guest/guest-run -r 3 -n 2 -s 128 -t plain -M 2 base /run/out def
+icount patched smp=4 raw/icount-smp4/patched: bench/guest/guest-run -r 3 -n 2 -s 128 -t plain -M 2 patched /run/out def k0 hf-1
+icount base smp=8 raw/icount-smp8/base: bench/guest/guest-run -r 3 -n 2 -s 128 -t plain -M 4 base /run/out def
+icount patched smp=8 raw/icount-smp8/patched: bench/guest/guest-run -r 3 -n 2 -s 128 -t plain -M 4 patched /run/out def k0 hf-1
+== --probes
+tcg base smp=2 raw/base: bench/guest/guest-run -r 5 -t none -m base /run/out def
+tcg patched smp=2 raw/patched: bench/guest/guest-run -r 5 -t none -m patched /run/out def
+icount base smp=2 icount/raw/base: bench/guest/guest-run -r 5 -t none -m base /run/out def
+icount patched smp=2 icount/raw/patched: bench/guest/guest-run -r 5 -t none -m patched /run/out def
+== --instruments pcp --timing icount --settings def,k0,hfmax
+icount base smp=2 icount/raw/base: bench/guest/guest-run -r 5 -t none -i pcp -n 4 -s 64 -a 0 -R 500 -N 4 -S 32 base /run/out def hfmax
+icount patched smp=2 icount/raw/patched: bench/guest/guest-run -r 5 -t none -i pcp -n 4 -s 64 -a 0 -R 500 -N 4 -S 32 patched /run/out def k0 hfmax
+== --instruments none --workloads pf --timing tcg
+tcg base smp=2 raw/base: bench/guest/workloads-run -r 5 -T -w pf base /run/out def hfmax
+tcg patched smp=2 raw/patched: bench/guest/workloads-run -r 5 -T -w pf patched /run/out def k0 hf-1 hfmax
+==
+PLANS
+)
+		# shellcheck disable=SC2086 # the mode's options, split on purpose
+		got=$(plan_boots "$dir" ${mode#full}) || { echo "bench/run --plan $mode failed"; rc=1; continue; }
+		[ "$got" = "$want" ] || { echo "bench/run --plan $mode:"; diff <(echo "$want") <(echo "$got"); rc=1; }
+	done <<<"$(printf '%s\n' full '--timing tcg --settings k0,hfmax --workloads none' --smoke --short --multi \
+		--probes '--instruments pcp --timing icount --settings def,k0,hfmax' '--instruments none --workloads pf --timing tcg')"
+	rm -rf "$dir"
+	return $rc
 }
