@@ -1,11 +1,12 @@
 #!/usr/bin/python3
 """compare - the instruments' rows and their compare table (mmtests form).
 
-Usage: bench/analysis/compare.py DIR      (after bench/analysis/report.py DIR; bench/run calls it)
+Usage: bench/analysis/compare.py DIR      (prints DIR/results.json's table)
 
-Reads DIR/results.json (bench/analysis/report.py's rows) and the raw output of
-bench/guest/guest-run's phases in DIR/raw/KERNEL/ (tcg) and DIR/icount/raw/KERNEL/
-(icount), and writes back into DIR/results.json:
+bench/analysis/report.py calls instrument_rows(DIR, rows) with its own
+scenario rows: it reads the raw output of bench/guest/guest-run's phases
+in DIR/raw/KERNEL/ (tcg) and DIR/icount/raw/KERNEL/ (icount), and gives
+(for report.py's one results.json):
 
 - on every exit-storm and refill row: "victim_untraced" and "victim_traced",
   the victim's fault time per repetition of the plain (no probe attached)
@@ -43,8 +44,9 @@ bench/guest/guest-run's phases in DIR/raw/KERNEL/ (tcg) and DIR/icount/raw/KERNE
   its stack's first frames, "allocator": whether a frame is the page
   allocator's), "allocator_runs" (how many), and "trace" (the file).
 
-Then appends "## Instruments" to DIR/report.md: one row per metric,
-columns unpatched / patched def / k0 / hf-1 (knob 0, high fraction -1),
+section(rows) is report.md's "## Instruments": one row per metric,
+columns unpatched def, then the patched kernel at configs/settings' view
+compare,
 median and spread (half the range over the median, %), delta % against
 unpatched, `*` where the delta exceeds the larger spread.  Cost rows come
 from icount where the run has it, waits from tcg.
@@ -55,6 +57,7 @@ import re
 import sys
 
 from compare_table import SECTION, SECTIONS_TEXT, compare_table, delta, med, sections_table
+from results import dir_arg, need
 
 PHASES = {"A": "alone", "F": "fault_in", "E": "exit", "R": "refill", "Q": "quiet", "D": "drain"}
 SCENARIOS = {"exit-storm": ("E", "", "storm", "victim_window"),
@@ -557,41 +560,25 @@ def build_rows(dirname, res):
     return new
 
 
-def dir_arg(argv, name):
-    """The one argument, DIR, of program NAME; else its usage line and exit 2."""
-    if len(argv) != 2:
-        print("usage: %s DIR" % name, file=sys.stderr)
-        sys.exit(2)
-    return argv[1]
+def instrument_rows(dirname, res):
+    """The instruments' rows of DIR's raw output; adds the victim's phases
+    and the probes' cost to RES's scenario rows on the way."""
+    return build_rows(dirname, res)
+
+
+def section(res):
+    """report.md's instruments section."""
+    text = SECTION + "\n```\n" + compare_table(res) + "```\n"
+    secs = sections_table(res)
+    return text + ("\n" + SECTIONS_TEXT + "\n```\n" + secs + "```\n" if secs else "")
 
 
 def main(argv):
-    dirname = dir_arg(argv, "compare.py")
-    path = os.path.join(dirname, "results.json")
-    try:
-        with open(path) as f:
-            res = json.load(f)
-    except FileNotFoundError:
-        res = []
-    # idempotent: drop the rows an earlier compare.py run appended
-    res = [r for r in res if r.get("workload") not in
-           ("zone-lock-waits", "victim-same-cpu", "cyclictest", "irqsoff", "preemptoff",
-            "pcp-lists")]
-    res += build_rows(dirname, res)
-    with open(path, "w") as f:
-        json.dump(res, f, indent=1)
-    text = compare_table(res)
-    md = os.path.join(dirname, "report.md")
-    if os.path.exists(md):
-        with open(md) as f:
-            body = f.read()
-        body = body.split("\n" + SECTION.splitlines()[0] + "\n")[0]
-        with open(md, "w") as f:
-            f.write(body.rstrip("\n") + "\n\n" + SECTION + "\n```\n" + text + "```\n")
-            secs = sections_table(res)
-            if secs:
-                f.write("\n" + SECTIONS_TEXT + "\n```\n" + secs + "```\n")
-    print(text, end="")
+    """Print DIR/results.json's instruments table (bench/analysis/report.py
+    writes the rows)."""
+    path = os.path.join(dir_arg(argv, "compare.py"), "results.json")
+    with open(need(path, "run bench/analysis/report.py %s first" % argv[1])) as f:
+        print(compare_table(json.load(f)), end="")
     return 0
 
 

@@ -28,7 +28,7 @@ show prints every figure with its value (what to paste into a text).
 runs-md writes docs/results/NAME.md, every run of NAME.json as tables
 (bench/analysis/runs_md.py); --check compares instead of writing.
 
-Exit status: 0 clean, 1 a problem found, 2 usage.
+Exit status: 0 clean, 1 a problem found, 2 usage, 66 no --root folder.
 """
 import fnmatch
 import glob
@@ -38,7 +38,7 @@ import re
 import sys
 
 import runs_md
-from figure_defs import FIGS, HERE, SOURCES, Missing, Results  # noqa: F401 (SOURCES: tests)
+from figure_defs import FIGS, HERE, Missing, Results
 from figure_quotes import CONSTS, EXEMPT, QUOTES, SCANNED
 
 UNIT = re.compile(r"(?<![\w.+-])[-+]?\d[\d,.]*(?:\s*(?:-|to|and|,|/)\s*[-+]?\d[\d,.]*)*\s*"
@@ -159,6 +159,9 @@ def main(argv):
             return 2
         root = args[i + 1]
         del args[i:i + 2]
+        if not os.path.isdir(root):
+            print("figures: no such folder %s" % root, file=sys.stderr)
+            return 66
     if not args or args[0] not in ("check", "show", "runs-md"):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2

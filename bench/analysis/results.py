@@ -18,9 +18,33 @@ regression probes; sweep_cases() the icount page-fault sweep.
 import json
 import os
 import statistics
+import sys
 
 import settings
 from stats import hist_merge, hist_percentile, hist_upper, hold_stats, lat_stats
+
+
+def fail(status, message):
+    """MESSAGE on stderr after the program's name; exit STATUS."""
+    print("%s: %s" % (os.path.basename(sys.argv[0]), message), file=sys.stderr)
+    sys.exit(status)
+
+
+def need(path, hint="run bench/run first"):
+    """PATH, or a one-line error and exit 66 (input missing)."""
+    if not os.path.exists(path):
+        fail(66, "no such %s %s: %s" % ("file" if os.path.splitext(path)[1] else "folder",
+                                         path, hint))
+    return path
+
+
+def dir_arg(argv, name):
+    """The one argument, DIR, of program NAME (its usage line and exit 2
+    otherwise), which must exist (exit 66)."""
+    if len(argv) != 2 or argv[1].startswith("-"):
+        print("usage: %s DIR" % name, file=sys.stderr)
+        sys.exit(2)
+    return need(argv[1])
 
 
 def jsonl(path):

@@ -2,36 +2,33 @@
 """workloads - the named workloads' rows (bench/guest/workloads-run) for a bench
 output folder.
 
-Usage: bench/analysis/workloads.py DIR
+Usage: bench/analysis/workloads.py DIR   (prints the section; report.py writes)
 
-Reads DIR/raw/KERNEL/workloads.jsonl (timing tcg) and
+rows(DIR) reads DIR/raw/KERNEL/workloads.jsonl (timing tcg) and
 DIR/icount/raw/KERNEL/workloads.jsonl (icount), and DIR/raw/KERNEL/
-refill-lat.json (bench/guest/refill-lat.bt); adds one row per (timing, kernel,
-setting, workload) to DIR/results.json, in the shape of bench/analysis/results.py's
-micro rows: workload "micro:NAME" (NAME: the workload, "-xN" for N tasks)
-at the default setting, "micro-sweep:NAME" at the others (as the page-fault
-sweep's rows: bench/analysis/tables.py's comparison table labels every micro: row
+refill-lat.json (bench/guest/refill-lat.bt): one row per (timing, kernel,
+setting, workload) for bench/analysis/report.py's results.json, in the
+shape of bench/analysis/results.py's micro rows: workload "micro:NAME"
+(NAME: the workload, "-xN" for N tasks) at the default setting,
+"micro-sweep:NAME" at the others (as the page-fault sweep's rows:
+bench/analysis/tables.py's comparison table labels every micro: row
 "def"), with "setting", "value" {unit, median, spread_pct, runs}, "cpu_ms",
 and per workload: "extfrag" {median, runs} (lru-file-mmap-read,
 anon-w-seq), "real_s"/"user_s"/"sys_s" with their coefficient of variation
 (kbuild), "refill_lat" (the traced mmap-write-unmap: refills, p50/p99/max
-us from the log2 histogram, conservative as bench/analysis/report.py's).  Rows it
+us from the log2 histogram, conservative as bench/analysis/report.py's).  Rows
 from DIR/raw/KERNEL/workloads-traced.jsonl (the runs under
-bench/guest/refill-lat.bt) are named NAME-traced.  Rows it added before are
-replaced, not doubled (bench/analysis/report.py rewrites
-results.json from raw/ and drops them: run this after it).  Writes
-DIR/workloads.md, and appends it to DIR/report.md: the rows in mmtests
-compare form (unpatched, then each
-setting of the patched kernel, medians with spread and change %) and the
-kbuild table in Joshua Hahn's form (real, user, sys: mean, coefficient of
-variation, delta %).
+bench/guest/refill-lat.bt) are named NAME-traced.  section(rows) is
+DIR/workloads.md, which ends report.md: the rows in mmtests compare form
+(unpatched, then each setting of the patched kernel, medians with spread
+and change %) and the kbuild table in Joshua Hahn's form (real, user, sys:
+mean, coefficient of variation, delta %).
 """
-import json
 import os
 import statistics
 import sys
 
-from results import base_of, bpf_maps, jsonl
+from results import base_of, bpf_maps, dir_arg, jsonl
 from stats import hist_upper, spread_pct
 
 SOURCE = "bench/guest/workloads-run"
@@ -194,34 +191,25 @@ def refill_table(rows):
     return out
 
 
-def main(argv):
-    if len(argv) != 2:
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
-        return 2
-    d = argv[1]
-    rows = rows_of(os.path.join(d, "raw"), "tcg") + \
-        rows_of(os.path.join(d, "icount", "raw"), "icount")
-    path = os.path.join(d, "results.json")
-    res = []
-    if os.path.exists(path):
-        with open(path) as f:
-            res = [r for r in json.load(f) if r.get("source") != SOURCE]
-    with open(path, "w") as f:
-        json.dump(res + rows, f, indent=1)
+def rows(dirname):
+    """The workloads' rows of DIR (tcg, then icount)."""
+    return rows_of(os.path.join(dirname, "raw"), "tcg") + \
+        rows_of(os.path.join(dirname, "icount", "raw"), "icount")
+
+
+def section(rows):
+    """DIR/workloads.md, the section report.md ends with: its lines."""
     md = ["## Workloads (bench/guest/workloads-run)", "",
           "bench/guest/workloads.c says what each imitates and keeps. Rows in results.json: "
           "micro:NAME (default setting), micro-sweep:NAME (the others). Change: against "
           "the unpatched kernel at def, '*' where it exceeds the larger spread (half the "
           "range over the median). extfrag: kmem:mm_page_alloc_extfrag events per run "
           "(median)."]
-    md += compare_table(rows) + hahn_table(rows) + refill_table(rows)
-    with open(os.path.join(d, "workloads.md"), "w") as f:
-        f.write("\n".join(md) + "\n")
-    # bench/analysis/report.py rewrote report.md: the section goes at its end
-    if os.path.exists(os.path.join(d, "report.md")):
-        with open(os.path.join(d, "report.md"), "a") as f:
-            f.write("\n" + "\n".join(md) + "\n")
-    print("\n".join(md))
+    return md + compare_table(rows) + hahn_table(rows) + refill_table(rows)
+
+
+def main(argv):
+    print("\n".join(section(rows(dir_arg(argv, "workloads.py")))))
     return 0
 
 

@@ -18,6 +18,7 @@ import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "bench", "analysis"))
+import figure_defs  # noqa: E402
 import figures  # noqa: E402
 from ktap import Ktap  # noqa: E402
 from figure_quotes import QUOTES  # noqa: E402
@@ -99,7 +100,7 @@ def main():
 
     d = scratch()
     try:
-        path = os.path.join(d, "docs", "results", figures.SOURCES["P"][0])
+        path = os.path.join(d, "docs", "results", figure_defs.SOURCES["P"][0])
         rows = json.load(open(path))
         for r in rows:
             if r.get("workload") == "victim-same-cpu" and r.get("kernel") == "base":
@@ -116,7 +117,7 @@ def main():
 
     d = scratch()
     try:
-        md = os.path.join(d, "docs", "results", figures.SOURCES["P"][0][:-5] + ".md")
+        md = os.path.join(d, "docs", "results", figure_defs.SOURCES["P"][0][:-5] + ".md")
         text = open(md).read()
         open(md, "w").write(text.replace("(5)", "(4)", 1))
         rc, out = check(d)
