@@ -159,9 +159,13 @@ def instrument_checks(dirname):
         check(ok, "irqsoff/preemptoff maxima: %s"
               % ", ".join("%s %s %s %s us" % (r["workload"], r["setting"], r["scenario"],
                                              compare_table.num(r["max_us"]["median"])) for r in tr))
+    elif os.environ.get("SMOKE_NEEDS_TRACERS"):
+        check(False, "irqsoff/preemptoff maxima: none, though the tracers kernel was built "
+              "(SMOKE_NEEDS_TRACERS)")
     else:
         print("ok - smoke: irqsoff/preemptoff maxima # SKIP no tracers kernel "
-              "(make kernel VARIANT=tracers; bench/run boots it when it exists)")
+              "(make kernel VARIANT=tracers; bench/run boots it when it exists; "
+              "make check-full builds it)")
     return bad
 
 
