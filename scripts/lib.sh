@@ -43,6 +43,29 @@ help_or_usage_error() {
 	esac
 }
 
+# long_options MAP ARG...: ARG... into the array opts, each --LONG of MAP
+# (pairs S:LONG, e.g. "r:reps m:probes") as -S, --LONG=VALUE as -S VALUE,
+# for getopts; after "--" nothing changes.  An unknown --LONG is a usage
+# error.
+long_options() {
+	local map=" $1 " a name
+	shift
+	opts=()
+	while [ $# -gt 0 ]; do
+		a=$1
+		shift
+		case $a in
+		--) opts+=("$a" "$@"); return ;;
+		--?*)
+			name=${a#--}
+			[[ $map =~ \ (.):${name%%=*}\  ]] || usage_error "unknown option '${a%%=*}'"
+			opts+=("-${BASH_REMATCH[1]}")
+			[ "$name" = "${name%%=*}" ] || opts+=("${name#*=}") ;;
+		*) opts+=("$a") ;;
+		esac
+	done
+}
+
 # bases: the bases there is a pin for, space separated.
 bases() {
 	local f
