@@ -34,6 +34,19 @@ test_scripts_are_shellcheck_clean() {
 
 # A harness a newcomer can read: no tracked file under bench/, scripts/ or
 # tests/ over 600 lines, the README (a front page) at most 160.
+# Every tracked file with a #! line runs: executable in git's index (what
+# a clone gets) and here (make figures exited 126 on one that was not).
+test_scripts_are_executable() {
+	local mode f bad=0
+	while read -r mode _ _ f; do
+		if [ ! -f "$f" ] || [ "$(head -c 2 "$f")" != "#!" ]; then continue; fi
+		[ "$mode" = 100755 ] && [ -x "$f" ] && continue
+		echo "$f: a #! line but not executable (chmod +x $f; git update-index --chmod=+x $f)"
+		bad=1
+	done < <(git ls-files -s)
+	return $bad
+}
+
 test_files_stay_small() {
 	local f n bad=0
 	while IFS= read -r f; do
