@@ -5,7 +5,8 @@ hist_upper (conservative: the upper bound of the bucket a percentile falls
 in, capped at the exact maximum), hist_percentile (interpolated in its
 bucket), hold_stats (pooled holds or waits, in us).  Sorted samples:
 lat_stats (index n*q, in us, as the report has always computed them) and
-percentile/summary (nearest rank, the model's).  Repetitions: spread_pct.
+percentile/summary (nearest rank, the model's).  Repetitions: spread_pct,
+and exceeds(), the one rule for a change that counts.
 Ranks: spearman.
 """
 import math
@@ -93,6 +94,13 @@ def spread_pct(runs):
         return None
     med = statistics.median(runs)
     return (max(runs) - min(runs)) / 2 / med * 100 if med else None
+
+
+def exceeds(delta, *spreads):
+    """Whether a change (%) exceeds the spread: the larger of SPREADS (%,
+    None where a side has no repetitions); never without a spread."""
+    known = [x for x in spreads if x is not None]
+    return bool(known) and delta is not None and abs(delta) > max(known)
 
 
 def percentile(sorted_values, q):

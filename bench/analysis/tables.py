@@ -17,7 +17,7 @@ the page-fault probe at every setting, cost_table() where the cost goes
 """
 import settings
 from results import PATHS
-from stats import spread_pct
+from stats import exceeds, spread_pct
 
 
 PROBE_NAMES = {"pf": "page_fault1", "pf2": "page_fault2", "pflat": "fault latency",
@@ -95,10 +95,21 @@ COVER_METRICS = ("exit: max pages free", "exit: hold p99 us free", "exit: wait p
                  "refill: wait sum ms refill", "refill: MiB/s")
 
 
+def reference(base_rows, c):
+    """The unpatched row C's change is against: the same workload at C's
+    setting, else at def; (row, its setting) or (None, None)."""
+    setting = c.get("setting", "def")
+    for s in (setting, "def"):
+        r = base_rows.get((c["workload"], s))
+        if r:
+            return r, s
+    return None, None
+
+
 def table_rows(res, kind=None):
     """The comparison, one metric of one case per row: (metric, kernel,
     setting, value, spread %, change % against the unpatched kernel at the
-    same workload, mark)."""
+    same workload and setting, else at def, mark, that setting)."""
     # waits and holds come from the real-time (tcg) boots; the probes from
     # the icount ones where there are any
     storms = [c for c in res if c.get("scenario") and c.get("timing", "tcg") == "tcg"
@@ -106,34 +117,35 @@ def table_rows(res, kind=None):
     micro = [c for c in res if c["workload"].startswith("micro:") and kind in (None, "micro")]
     mt = "icount" if any(c.get("timing") == "icount" for c in micro) else "tcg"
     micro = [c for c in micro if c.get("timing", "tcg") == mt]
-    ref = {c["workload"]: c for c in storms + micro if c["kernel"] == "base"}
+    base = {(c["workload"], c.get("setting", "def")): c for c in storms + micro
+            if c["kernel"] == "base"}
     rows = []
 
-    def row(metric, c, val, runs, ref_val, ref_runs, setting):
+    def row(metric, c, val, runs, get, get_runs, setting):
         if val is None:
             return
         sp = spread_pct(runs) if runs else None
+        r, against = reference(base, c) if c["kernel"] != "base" else (None, None)
+        ref_val = get(r) if r else None
         delta = mark = None
-        if c["kernel"] != "base" and val is not None and ref_val:
+        if ref_val:
             delta = (val - ref_val) / ref_val * 100
-            noise = [x for x in (sp, spread_pct(ref_runs) if ref_runs else None) if x is not None]
-            mark = "*" if noise and abs(delta) > max(noise) else ""
-        rows.append((metric, c["kernel"], setting, val, sp, delta, mark or ""))
+            ref_runs = get_runs(r) if get_runs else None
+            mark = "*" if exceeds(delta, sp, spread_pct(ref_runs) if ref_runs else None) else ""
+        rows.append((metric, c["kernel"], setting, val, sp, delta, mark or "",
+                     against if delta is not None else None))
 
     for metric, sc, get, get_runs in STORM_METRICS:
         if kind == "cover" and metric not in COVER_METRICS:
             continue
         for c in storms:
-            if c["scenario"] != sc:
-                continue
-            r = ref.get(c["workload"])
-            row(metric, c, get(c), get_runs(c) if get_runs else None,
-                get(r) if r else None, get_runs(r) if r and get_runs else None, c["setting"])
+            if c["scenario"] == sc:
+                row(metric, c, get(c), get_runs(c) if get_runs else None, get, get_runs,
+                    c["setting"])
     for c in micro:
-        r = ref.get(c["workload"])
         row("%s %s" % (c["workload"][len("micro:"):], c["value"]["unit"]), c,
-            c["value"]["median"], c["value"]["runs"], r["value"]["median"] if r else None,
-            r["value"]["runs"] if r else None, "def")
+            c["value"]["median"], c["value"]["runs"], getter("value", "median"),
+            getter("value", "runs"), "def")
     # a metric that is 0 or absent for every case says nothing: no rows
     keep = {r[0] for r in rows if r[3]}
     return [r for r in rows if r[0] in keep]
@@ -142,23 +154,24 @@ def table_rows(res, kind=None):
 def table(res, kind=None):
     """The comparison table as fixed-width text (report.md, --table, cover);
     kind "storm" or "micro" keeps those rows only, "cover" the storm rows
-    of COVER_METRICS."""
+    of COVER_METRICS.  against: the unpatched setting the change is
+    against."""
     def num(x):
         if x is None:
             return "-"
         return "%.0f" % x if abs(x) >= 100 or x == int(x) else "%.1f" % x
-    fmt_row = "%-30s %-9s %-7s %8s %8s %8s"
-    lines = [fmt_row % ("metric", "kernel", "setting", "value", "spread", "change"),
-             fmt_row % ("-" * 30, "-" * 9, "-" * 7, "-" * 8, "-" * 8, "-" * 8)]
+    fmt_row = "%-30s %-9s %-7s %8s %8s %10s %s"
+    lines = [fmt_row % ("metric", "kernel", "setting", "value", "spread", "change", "against"),
+             fmt_row % ("-" * 30, "-" * 9, "-" * 7, "-" * 8, "-" * 8, "-" * 10, "-" * 7)]
     last = None
-    for metric, kernel, setting, val, sp, delta, mark in table_rows(res, kind):
+    for metric, kernel, setting, val, sp, delta, mark, against in table_rows(res, kind):
         if last is not None and metric != last:
             lines.append("")
         last = metric
-        lines.append((fmt_row + "%s") % (
+        change = "-" if delta is None else "%+.1f%%" % delta + (" " + mark if mark else "")
+        lines.append(fmt_row % (
             metric, "unpatched" if kernel == "base" else kernel, setting, num(val),
-            "-" if sp is None else "+-%.1f%%" % sp,
-            "-" if delta is None else "%+.1f%%" % delta, " " + mark if mark else ""))
+            "-" if sp is None else "+-%.1f%%" % sp, change, against or "-"))
     return "\n".join(lines) + "\n"
 
 
@@ -212,7 +225,7 @@ def regression_table(res):
         if pv is not None and bv:
             delta = (pv - bv) / bv * 100
             noise = [x for x in (spread_pct(br), spread_pct(pr or [])) if x is not None]
-            mark = "*" if noise and abs(delta) > max(noise) else ""
+            mark = "*" if exceeds(delta, *noise) else ""
             w = worst.setdefault((b, t), [0.0, 0.0])
             w[0] = max(w[0], abs(delta))
             w[1] = max([w[1]] + noise)
@@ -306,9 +319,8 @@ def sweep_table(res):
         if d and c is not d:
             dv = (c["value"]["median"] / d["value"]["median"] - 1) * 100
             delta = "%+.2f%%" % dv
-            noise = [x for x in (spread_pct(c["value"]["runs"]), spread_pct(d["value"]["runs"]))
-                     if x is not None]
-            mark = "*" if noise and abs(dv) > max(noise) else ""
+            mark = "*" if exceeds(dv, spread_pct(c["value"]["runs"]),
+                                  spread_pct(d["value"]["runs"])) else ""
         st = c.get("settings", {})
         out.append((fmt_row % (c.get("base") or "?", c["setting"],
                                st.get("pcp_batch_scale_max"), st.get("percpu_pagelist_high_fraction"),
