@@ -10,6 +10,7 @@ prefer icount, waits tcg (metric_rows names the timing of each).
 import statistics
 
 import settings
+from stats import exceeds
 
 
 def columns():
@@ -148,11 +149,7 @@ def compare_table(res):
         ref = cells[0]
         for c in cells[1:]:
             d = None if c is None or ref is None else delta(c[0], ref[0])
-            mark = ""
-            if d is not None:
-                spreads = [s for s in (spread_pct(c[1]), spread_pct(ref[1])) if s is not None]
-                if spreads and abs(d) > max(spreads):
-                    mark = "*"
+            mark = "*" if d is not None and exceeds(d, spread_pct(c[1]), spread_pct(ref[1])) else ""
             line += " %9s" % ("-" if d is None else "%+.1f%s" % (d, mark))
         lines.append(line)
     return "\n".join(lines) + "\n"

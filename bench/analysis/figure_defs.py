@@ -11,6 +11,7 @@ import statistics
 
 import runs_md
 import settings
+from stats import spread_pct
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -433,7 +434,7 @@ def workloads_cost(R):
         cells, spreads = [], []
         for n, _ in WL_COLS:
             v = _wl(R, k, s, n)
-            spreads.append(100.0 * (max(v["runs"]) - min(v["runs"])) / 2 / v["median"])
+            spreads.append(spread_pct(v["runs"]))
             cells.append(("%d" % v["median"] if "page_fault" in n else "%.1f" % v["median"])
                          if (k, s) == ("base", "def") else pct(ref[n], v["median"]))
         lines.append(row % ((("unpatched" if k == "base" else "series") + ", " + settings.name(s),)

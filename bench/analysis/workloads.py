@@ -29,7 +29,7 @@ import statistics
 import sys
 
 from results import base_of, bpf_maps, dir_arg, jsonl
-from stats import hist_upper, spread_pct
+from stats import exceeds, hist_upper, spread_pct
 
 SOURCE = "bench/guest/workloads-run"
 
@@ -135,9 +135,8 @@ def compare_table(rows):
                 change = ""
                 if ref and r is not ref and ref["value"]["median"]:
                     d = (v["median"] - ref["value"]["median"]) / ref["value"]["median"] * 100
-                    noise = [x for x in (v["spread_pct"], ref["value"]["spread_pct"])
-                             if x is not None]
-                    change = "%+.2f%%%s" % (d, " *" if noise and abs(d) > max(noise) else "")
+                    change = "%+.2f%%%s" % (d, " *" if exceeds(d, v["spread_pct"],
+                                                               ref["value"]["spread_pct"]) else "")
                 out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
                     name, v["unit"], "unpatched" if r["kernel"] == "base" else "patched",
                     r["setting"], fmt(v["median"]),
