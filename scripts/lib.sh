@@ -195,6 +195,18 @@ applied_tree() {
 	return $rc
 }
 
+# attached JSON ERR PID WHAT: wait (60 s at most) until the bpftrace PID
+# writing JSON has attached its probes; if it died or did not attach, its
+# ERR and a message naming WHAT, exit 1.
+attached() {
+	for _ in $(seq 120); do
+		grep -q attached_probes "$1" 2>/dev/null && return 0
+		kill -0 "$3" 2>/dev/null || { cat "$2" >&2; die "bpftrace did not attach $4"; }
+		sleep 0.5
+	done
+	die "bpftrace did not attach $4 in 60 s"
+}
+
 # stop_tracer PID WHAT: SIGINT to the bpftrace PID (a child of this shell),
 # which prints its maps and exits; SIGINT again after 60 s, SIGKILL after
 # 120 s.  Under TCG on a loaded host a bpftrace has been seen never to exit

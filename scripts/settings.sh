@@ -19,6 +19,8 @@
 #   setting_filter_supported LABEL...  into the array settings: those this
 #                           kernel supports; the others are skipped, said so
 #                           with step (the caller's); dies when none is left
+#   setting_rotation REP    the array settings in repetition REP's order
+#   setting_fresh LABEL     setting_apply, then the same start for every run
 # No process substitution here: a guest's /dev has no /dev/fd.
 
 settings_file=${top:?source scripts/lib.sh first}/configs/settings
@@ -144,4 +146,22 @@ setting_filter_supported() {
 		fi
 	done
 	[ ${#settings[@]} -gt 0 ] || die "no setting this kernel supports among: $*" 2
+}
+
+# setting_rotation REP: the array settings in repetition REP's order, one a
+# line: shifted by one per repetition, so that no setting always runs first
+# after the boot or after the same neighbour.
+setting_rotation() {
+	local n=${#settings[@]} i
+	for i in $(seq 0 $((n - 1))); do
+		echo "${settings[$(( (i + $1 - 1) % n ))]}"
+	done
+}
+
+# setting_fresh LABEL: its sysctls, then the same start for every run: an
+# empty page cache, compacted memory.
+setting_fresh() {
+	setting_apply "$1"
+	echo 3 >/proc/sys/vm/drop_caches
+	echo 1 >/proc/sys/vm/compact_memory 2>/dev/null || true
 }

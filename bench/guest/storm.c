@@ -84,21 +84,6 @@ static void usage(int status)
 	exit(status);
 }
 
-static long parse(const char *opt, const char *s, long min, long max)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v < min || v > max) {
-		fprintf(stderr, "%s: %s wants an integer in %ld..%ld, not '%s'\n",
-			myname, opt, min, max, s);
-		exit(2);
-	}
-	return v;
-}
-
 static void pin(int cpu)
 {
 	if (run_on_cpu(cpu))
@@ -285,15 +270,15 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "n:s:c:v:V:a:R:w:l:o:h")) != -1) {
 		switch (opt) {
-		case 'n': procs = parse("-n", optarg, 1, 256); break;
-		case 's': mib = parse("-s", optarg, 1, 1 << 20); break;
-		case 'c': storm_cpu = parse("-c", optarg, 0, ncpus - 1); break;
-		case 'v': victim_cpu = parse("-v", optarg, -1, ncpus - 1); break;
-		case 'V': victim_mib = parse("-V", optarg, 1, 1 << 20); break;
-		case 'a': alone_ms = parse("-a", optarg, 0, 600000); break;
+		case 'n': procs = number("-n", optarg, 1, 256); break;
+		case 's': mib = number("-s", optarg, 1, 1 << 20); break;
+		case 'c': storm_cpu = number("-c", optarg, 0, ncpus - 1); break;
+		case 'v': victim_cpu = number("-v", optarg, -1, ncpus - 1); break;
+		case 'V': victim_mib = number("-V", optarg, 1, 1 << 20); break;
+		case 'a': alone_ms = number("-a", optarg, 0, 600000); break;
 		case 'l': label = optarg; break;
-		case 'w': period_us = parse("-w", optarg, 1, 1000000); break;
-		case 'R': refill_ms = parse("-R", optarg, 1, 600000); break;
+		case 'w': period_us = number("-w", optarg, 1, 1000000); break;
+		case 'R': refill_ms = number("-R", optarg, 1, 600000); break;
 		case 'o': dir = optarg; break;
 		case 'h': usage(0); break;
 		default: usage(2);
