@@ -128,177 +128,219 @@ def samples(path):
         return sorted(int(x) for x in f if x.strip())
 
 
-def case(raw, kernel, label, scenario="exit-storm", timing="tcg"):
-    """One results.json case: a setting of one kernel in one scenario."""
-    d = os.path.join(raw, kernel)
-    maps = raw_maps(d)
-    window, suffix = SCENARIOS[scenario]
-    run = label + suffix
-    key_s = "s:" + run
-    stem = "storm" if scenario == "exit-storm" else "refill"
-    plain = [r for r in jsonl(os.path.join(d, stem + "-plain.jsonl")) if r["label"] == run]
-    traced = [r for r in jsonl(os.path.join(d, stem + "-traced.jsonl")) if r["label"] == run]
-    applied = (plain + traced + [{"settings": {}}])[0]["settings"]
-    timed = plain or traced
-    sdir = os.path.join(d, "plain" if plain else "traced")
-    tp = maps.get("@tp_hold_ns", {}).get(key_s, [])
+def us(x):
+    return None if x is None else x / 1e3
 
-    def us(x):
-        return None if x is None else x / 1e3
 
-    def med(xs):
-        return statistics.median(xs) if xs else None
+def med(xs):
+    return statistics.median(xs) if xs else None
 
-    # zone->lock holds by path, pooled over the run's phases (paths.bt)
-    held = {p: [] for p in PATHS}
-    held_phase = {}
-    for key, h in maps.get("@hold_ns", {}).items():
+
+def entries(maps, name, run, want=None):
+    """(phase, [fn, ctx] or [order...], value) of paths(-tp).bt map NAME's
+    keys of RUN; WANT: the first of those parts must be it."""
+    for key, v in maps.get(name, {}).items():
         sk = split_key(key)
-        if not sk or sk[1] != run or len(sk[2]) != 2:
-            continue
-        item = (h, maps.get("@hold_max_ns", {}).get(key), maps.get("@hold_sum_ns", {}).get(key))
-        path = path_of(*sk[2])
+        if sk and sk[1] == run and (want is None or sk[2][:1] == [want]):
+            yield sk[0], sk[2], v, key
+
+
+def triples(maps, stem, run):
+    """(phase, path, (hist, max_ns, sum_ns)) of @STEM_ns's per-path keys."""
+    for phase, rest, h, key in entries(maps, "@%s_ns" % stem, run):
+        if len(rest) == 2:
+            yield phase, path_of(*rest), (h, maps.get("@%s_max_ns" % stem, {}).get(key),
+                                          maps.get("@%s_sum_ns" % stem, {}).get(key))
+
+
+def lock_holds(maps, run):
+    """zone->lock holds by path pooled over the run's phases (paths.bt), the
+    path's histograms, and the holds by phase."""
+    held, held_phase = {p: [] for p in PATHS}, {}
+    for phase, path, item in triples(maps, "hold", run):
         held[path].append(item)
-        held_phase.setdefault(sk[0], {}).setdefault(path, []).append(item)
-    holds, hold_hists = {}, {}
+        held_phase.setdefault(phase, {}).setdefault(path, []).append(item)
+    holds, hists = {}, {}
     for path in PATHS:
-        holds[path], hold_hists[path] = hold_stats(held[path])
-        holds[path]["max_pages"] = None
-        holds[path]["pages_from"] = None
-    # pages per transfer: the tracepoints (paths-tp.bt) where the kernel has
-    # them, else free_pcppages_bulk()'s count argument (paths.bt)
+        holds[path], hists[path] = hold_stats(held[path])
+        holds[path].update(max_pages=None, pages_from=None)
+    by_phase = {ph: {p: hold_stats(items)[0] for p, items in paths.items()}
+                for ph, paths in held_phase.items()}
+    return holds, hists, by_phase
+
+
+def pages_per_free(maps, run, holds):
+    """Pages per transfer of the free paths: the tracepoints (paths-tp.bt)
+    where the kernel has them, else free_pcppages_bulk()'s count argument
+    (paths.bt).  Asked (the count) is bounded by the knob; freed (the
+    tracepoint) can overshoot it by a high-order page."""
     for path, ctx in (("free", "0"), ("drain", "1"), ("decay", "2")):
-        # asked (the count argument): bounded by the knob; freed (the
-        # tracepoint) can overshoot it by a high-order page
         holds[path]["max_pages_asked"] = tp_max(maps, "@free_max_count", run, ctx)
         for name, src in (("@free_max_pages", "tracepoint"), ("@free_max_count", "count")):
             v = tp_max(maps, name, run, ctx)
             if v is not None:
                 holds[path]["max_pages"], holds[path]["pages_from"] = v, src
                 break
-    by_order = {}
-    for k, v in maps.get("@refill_max_pages", {}).items():
-        sk = split_key(k)
-        if sk and sk[1] == run:
-            by_order[sk[2][0]] = max(v, by_order.get(sk[2][0], 0))
-    # pages and holds per refill (paths-tp.bt; one hold per refill, or one
-    # per pcp->batch with docs/experiments/chunked-refill.patch)
-    per_call = {}
+
+
+def per_refill(maps, run):
+    """Pages and holds per refill (paths-tp.bt; one hold per refill, or one
+    per pcp->batch with docs/experiments/chunked-refill.patch); None
+    without."""
+    out = {}
     for name, key in (("@refill_call_max_pages", "max_pages_per_refill"),
                       ("@refill_call_sum_pages", "pages_total"), ("@refill_calls", "refills")):
-        for k, v in maps.get(name, {}).items():
-            sk = split_key(k)
-            if sk and sk[1] == run:
-                per_call[key] = (max if key.startswith("max") else sum)(
-                    [v, per_call.get(key, 0)])
-    hs = [h for k, h in maps.get("@refill_call_holds", {}).items()
-          if (sk := split_key(k)) and sk[1] == run]
+        for _, _, v, _ in entries(maps, name, run):
+            out[key] = (max if key.startswith("max") else sum)([v, out.get(key, 0)])
+    hs = [h for _, _, h, _ in entries(maps, "@refill_call_holds", run)]
     if hs:
-        per_call["max_holds_per_refill"] = hist_upper(hist_merge(hs), 1.0)
-    holds["refill"]["per_refill"] = per_call or None
-    # holds per path as the per-hold events count them (paths-tp.bt: one
-    # event per hold, where paths.bt's lock probes miss some): tp_calls
-    def tp_count(name, want=None):
-        hs = [h for k, h in maps.get(name, {}).items()
-              if (sk := split_key(k)) and sk[1] == run and (want is None or sk[2][:1] == [want])]
-        return sum(b["count"] for h in hs for b in h) if hs else None
-    holds["refill"]["tp_calls"] = tp_count("@refill_pages")
+        out["max_holds_per_refill"] = hist_upper(hist_merge(hs), 1.0)
+    return out or None
+
+
+def tp_count(maps, name, run, want=None):
+    """Holds as the per-hold events count them (paths-tp.bt: one event per
+    hold, where paths.bt's lock probes miss some); None without."""
+    hs = [h for _, _, h, _ in entries(maps, name, run, want)]
+    return sum(b["count"] for h in hs for b in h) if hs else None
+
+
+def refill_holds(maps, run, holds):
+    """The refill path's per-refill figures, the holds' event counts, and
+    the largest refill by order."""
+    holds["refill"]["per_refill"] = per_refill(maps, run)
+    holds["refill"]["tp_calls"] = tp_count(maps, "@refill_pages", run)
     for path, ctx in (("free", "0"), ("drain", "1"), ("decay", "2")):
-        holds[path]["tp_calls"] = tp_count("@free_pages", ctx)
+        holds[path]["tp_calls"] = tp_count(maps, "@free_pages", run, ctx)
+    by_order = {}
+    for _, rest, v, _ in entries(maps, "@refill_max_pages", run):
+        by_order[rest[0]] = max(v, by_order.get(rest[0], 0))
     if by_order:
-        holds["refill"]["max_pages"] = by_order.get("0")
-        holds["refill"]["max_pages_by_order"] = by_order
-        holds["refill"]["pages_from"] = "tracepoint"
-    # pages per transfer, as histograms (the tracepoints, else the count)
-    page_hists = {}
+        holds["refill"].update(max_pages=by_order.get("0"), max_pages_by_order=by_order,
+                               pages_from="tracepoint")
+
+
+def page_hists(maps, run):
+    """Pages per transfer as histograms, per path (the tracepoints, else the
+    count)."""
+    out = {}
     for path, want in (("free", "0"), ("drain", "1"), ("decay", "2"), ("refill", "0")):
         names = ("@refill_pages",) if path == "refill" else ("@free_pages", "@free_count")
         for name in names:
-            hs = [h for k, h in maps.get(name, {}).items()
-                  if (sk := split_key(k)) and sk[1] == run and sk[2][:1] == [want]]
+            hs = [h for _, _, h, _ in entries(maps, name, run, want)]
             if hs:
-                page_hists[path] = hist_merge(hs)
+                out[path] = hist_merge(hs)
                 break
-    holds_by_phase = {ph: {p: hold_stats(items)[0] for p, items in paths.items()}
-                      for ph, paths in held_phase.items()}
+    return out
 
-    # the victim's waits for zone->lock, by phase and by holder (paths.bt)
+
+def victim_waits(maps, run, window, traced_run):
+    """The victim's waits for zone->lock (paths.bt): by phase (with their
+    histograms), by holder in the scenario's window, by phase and holder,
+    and pooled (with its histogram)."""
     waits = {}
-    for key, h in maps.get("@wait_ns", {}).items():
-        sk = split_key(key)
-        if not sk or sk[1] != run or len(sk[2]) != 2:
-            continue
-        item = (h, maps.get("@wait_max_ns", {}).get(key), maps.get("@wait_sum_ns", {}).get(key))
-        waits.setdefault(sk[0], {}).setdefault(path_of(*sk[2]), []).append(item)
+    for phase, path, item in triples(maps, "wait", run):
+        waits.setdefault(phase, {}).setdefault(path, []).append(item)
     uncontended = {}
-    for key, n in maps.get("@victim_uncontended", {}).items():
-        sk = split_key(key)
-        if sk and sk[1] == run:
-            uncontended[sk[0]] = uncontended.get(sk[0], 0) + n
-    traced_run = bool(traced) and bool(maps.get("@hold_ns"))
-    phases_run = [ph for ph in PHASE_ORDER if ph != {"E": "refill", "R": "exit"}[window]]
-    by_phase, wait_hists = {}, {}
-    for ph in phases_run:
-        items = [i for items in waits.get(ph, {}).values() for i in items]
-        if not traced_run:
+    for phase, _, n, _ in entries(maps, "@victim_uncontended", run):
+        uncontended[phase] = uncontended.get(phase, 0) + n
+    by_phase, hists = {}, {}
+    for ph in PHASE_ORDER:
+        if not traced_run or ph == {"E": "refill", "R": "exit"}[window]:
             continue
-        by_phase[ph], wait_hists[ph] = hold_stats(items, "acquisitions")
+        items = [i for items in waits.get(ph, {}).values() for i in items]
+        by_phase[ph], hists[ph] = hold_stats(items, "acquisitions")
         by_phase[ph]["uncontended"] = uncontended.get(ph, 0)
-    win = PHASES[window]
-    by_holder = {p: hold_stats(waits.get(win, {}).get(p, []), "acquisitions")[0]
+    by_holder = {p: hold_stats(waits.get(PHASES[window], {}).get(p, []), "acquisitions")[0]
                  for p in PATHS} if traced_run else {}
     by_phase_holder = {ph: {p: hold_stats(items, "acquisitions")[0] for p, items in hs.items()}
                        for ph, hs in waits.items()}
-    all_waits, all_hist = hold_stats([i for hs in waits.values() for items in hs.values()
-                                      for i in items], "acquisitions")
+    pooled, hist = hold_stats([i for hs in waits.values() for items in hs.values()
+                               for i in items], "acquisitions")
+    return by_phase, hists, by_holder, by_phase_holder, pooled, hist
 
-    runs = [r["storm_ms"] for r in timed]
-    sys_ms = [r["storm_sys_ms"] for r in timed]
-    res = {
-        "base": base_of(d),
-        "timing": timing,
-        "kernel": kernel,
-        "setting": label,
-        "settings": {k: applied.get(k) for k in settings.sysctl_names()},
-        "scenario": scenario,
-        "workload": ("exit-storm-alone" if settings.alone(label) else "exit-storm")
-        if scenario == "exit-storm" else "refill",
-        "reps": len(timed),
-        "timed_from": "plain" if plain else "traced",
-        "holds": holds,
-        "holds_by_phase": holds_by_phase,
-        "bulk_free": {k: holds["free"][k] for k in ("calls", "max_pages", "p50_us", "p99_us", "max_us")},
-        "victim": lat_stats(samples(os.path.join(sdir, run + (".window" if window == "E" else ".refill")))),
-        "victim_alone": lat_stats(samples(os.path.join(sdir, run + ".alone"))),
-        "victim_fault_in": lat_stats(samples(os.path.join(sdir, run + ".fault"))),
-        "victim_lock_wait": {k: all_waits[k] for k in
-                             ("acquisitions", "p50_us", "p99_us", "max_us", "total_us")},
-        "victim_lock_wait_by_phase": by_phase,
-        "victim_lock_wait_by_holder": by_holder,
-        "victim_lock_wait_by_phase_holder": by_phase_holder,
-        "tracepoint": {
-            "calls": maps.get("@tp_calls", {}).get(key_s),
+
+def victim_faults(sdir, run, window):
+    """The victim's fault times (bench/storm's sample files): in the
+    scenario's window, alone before it, while the storm faults in."""
+    return {"victim": lat_stats(samples(os.path.join(
+                sdir, run + (".window" if window == "E" else ".refill")))),
+            "victim_alone": lat_stats(samples(os.path.join(sdir, run + ".alone"))),
+            "victim_fault_in": lat_stats(samples(os.path.join(sdir, run + ".fault")))}
+
+
+def tracepoint(maps, run):
+    """The series' per-hold event's figures of the run (bench/storm -T)."""
+    key = "s:" + run
+    tp = maps.get("@tp_hold_ns", {}).get(key, [])
+    return {"calls": maps.get("@tp_calls", {}).get(key),
             "hold_p50_us": us(hist_percentile(tp, 0.50)),
             "hold_p99_us": us(hist_percentile(tp, 0.99)),
-            "lock_breaks": maps.get("@tp_lock_breaks", {}).get(key_s),
-        },
-        "storm_ms": {"median": med(runs), "runs": runs},
-        "storm_sys_ms": {"median": med(sys_ms), "runs": sys_ms},
-        "_hist": {"bulk_ns": hold_hists["free"], "holds": hold_hists, "waits": wait_hists,
-                  "pages": page_hists,
-                  "wait_ns": all_hist},
-    }
+            "lock_breaks": maps.get("@tp_lock_breaks", {}).get(key)}
+
+
+def storm_times(timed, scenario):
+    """The storm's time and system time per repetition, and the refill
+    load's throughput."""
+    runs = [r["storm_ms"] for r in timed]
+    sys_ms = [r["storm_sys_ms"] for r in timed]
+    out = {"storm_ms": {"median": med(runs), "runs": runs},
+           "storm_sys_ms": {"median": med(sys_ms), "runs": sys_ms}}
     if scenario == "refill":
         mibs = [r["refill_mib_s"] for r in timed if "refill_mib_s" in r]
-        res["refill_mib_s"] = {"median": med(mibs), "runs": mibs}
-    # the victim's fault times per repetition (bench/storm prints them)
+        out["refill_mib_s"] = {"median": med(mibs), "runs": mibs}
+    return out
+
+
+def victim_per_run(timed, window):
+    """The victim's fault times per repetition (bench/storm prints them)."""
+    out = {}
     wname = "victim_window" if window == "E" else "victim_refill"
     for key, src in (("victim_runs", wname), ("victim_fault_in_runs", "victim_fault")):
         per = [r[src] for r in timed if r.get(src, {}).get("samples")]
         if per:
-            res[key] = {k: {"median": med([x[k] for x in per]), "runs": [x[k] for x in per]}
+            out[key] = {k: {"median": med([x[k] for x in per]), "runs": [x[k] for x in per]}
                         for k in ("p99_us", "p999_us", "max_us", "sum_ms")}
-    return res
+    return out
+
+
+def case(raw, kernel, label, scenario="exit-storm", timing="tcg"):
+    """One results.json case: a setting of one kernel in one scenario."""
+    d = os.path.join(raw, kernel)
+    maps = raw_maps(d)
+    window, suffix = SCENARIOS[scenario]
+    run = label + suffix
+    stem = "storm" if scenario == "exit-storm" else "refill"
+    plain = [r for r in jsonl(os.path.join(d, stem + "-plain.jsonl")) if r["label"] == run]
+    traced = [r for r in jsonl(os.path.join(d, stem + "-traced.jsonl")) if r["label"] == run]
+    applied = (plain + traced + [{"settings": {}}])[0]["settings"]
+    timed = plain or traced
+    holds, hold_hists, holds_by_phase = lock_holds(maps, run)
+    pages_per_free(maps, run, holds)
+    refill_holds(maps, run, holds)
+    by_phase, wait_hists, by_holder, by_phase_holder, waits, wait_hist = victim_waits(
+        maps, run, window, bool(traced) and bool(maps.get("@hold_ns")))
+    times = storm_times(timed, scenario)
+    return dict({
+        "base": base_of(d), "timing": timing, "kernel": kernel, "setting": label,
+        "settings": {k: applied.get(k) for k in settings.sysctl_names()},
+        "scenario": scenario,
+        "workload": ("exit-storm-alone" if settings.alone(label) else "exit-storm")
+        if scenario == "exit-storm" else "refill",
+        "reps": len(timed), "timed_from": "plain" if plain else "traced",
+        "holds": holds, "holds_by_phase": holds_by_phase,
+        "bulk_free": {k: holds["free"][k] for k in ("calls", "max_pages", "p50_us", "p99_us", "max_us")},
+    }, **victim_faults(os.path.join(d, "plain" if plain else "traced"), run, window), **{
+        "victim_lock_wait": {k: waits[k] for k in
+                             ("acquisitions", "p50_us", "p99_us", "max_us", "total_us")},
+        "victim_lock_wait_by_phase": by_phase,
+        "victim_lock_wait_by_holder": by_holder,
+        "victim_lock_wait_by_phase_holder": by_phase_holder,
+        "tracepoint": tracepoint(maps, run),
+        "storm_ms": times.pop("storm_ms"), "storm_sys_ms": times.pop("storm_sys_ms"),
+        "_hist": {"bulk_ns": hold_hists["free"], "holds": hold_hists, "waits": wait_hists,
+                  "pages": page_hists(maps, run), "wait_ns": wait_hist},
+    }, **times, **victim_per_run(timed, window))
 
 
 def micro_cases(raw, timing="tcg"):

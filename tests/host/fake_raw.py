@@ -46,7 +46,18 @@ def _maps(run, letter, i, k):
             "@wait_max_ns": {key: 2000 * f for key in keys},
             "@wait_sum_ns": {key: 4000 * f for key in keys},
             "@free_max_pages": {"%s:%s,0" % (letter, run): 63 * f},
-            "@refill_max_pages": {"%s:%s,0" % (letter, run): 64 * f}}
+            "@free_max_count": {"%s:%s,1" % (letter, run): 62 * f},
+            "@free_pages": {"%s:%s,0" % (letter, run): hist},
+            "@free_count": {"%s:%s,1" % (letter, run): hist},
+            "@refill_pages": {"%s:%s,0" % (letter, run): hist, "Q:%s,0" % run: hist},
+            "@refill_call_max_pages": {"%s:%s,0" % (letter, run): 65 * f},
+            "@refill_call_sum_pages": {"%s:%s,0" % (letter, run): 650 * f, "Q:%s,0" % run: 9},
+            "@refill_calls": {"%s:%s,0" % (letter, run): 10 * f},
+            "@refill_call_holds": {"%s:%s,0" % (letter, run): [{"min": 1, "max": 1, "count": 4}]},
+            "@victim_uncontended": {"%s:%s" % (letter, run): 7 * f, "A:%s" % run: 2},
+            "@tp_hold_ns": {"s:" + run: hist}, "@tp_calls": {"s:" + run: 5 * f},
+            "@tp_lock_breaks": {"s:" + run: f},
+            "@refill_max_pages": {"%s:%s,0" % (letter, run): 64 * f, "%s:%s,3" % (letter, run): 8}}
 
 
 def _waits_maps(run, letter, i):
