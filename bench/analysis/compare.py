@@ -57,59 +57,13 @@ import re
 import sys
 
 from compare_table import SECTION, SECTIONS_TEXT, compare_table, delta, med, sections_table
-from results import dir_arg, need
+from results import base_of, bpf_maps, dir_arg, jsonl, need, samples
+from stats import hist_upper
 
-PHASES = {"A": "alone", "F": "fault_in", "E": "exit", "R": "refill", "Q": "quiet", "D": "drain"}
 SCENARIOS = {"exit-storm": ("E", "", "storm", "victim_window"),
              "refill": ("R", ".r", "refill", "victim_refill")}
 WHO = {"v": "victim", "s": "storm", "-": "other"}
 STATS = ("p50_us", "p99_us", "p999_us", "max_us", "sum_ms")
-
-
-def jsonl(path):
-    """The JSON lines of PATH ([] without the file); a line that does not
-    parse (a run cut short) is skipped, not fatal."""
-    out = []
-    try:
-        with open(path) as f:
-            for line in f:
-                if line.strip().startswith("{"):
-                    try:
-                        out.append(json.loads(line))
-                    except ValueError:
-                        print("compare.py: %s: skipped a line that is not JSON" % path,
-                              file=sys.stderr)
-    except FileNotFoundError:
-        pass
-    return out
-
-
-# waits.bt's return handler keys its maps by integers (phase number, who):
-# back to "PHASE:LABEL[,v|s|-]" with its @phase_name
-INT_KEYED = ("@wait_ns", "@wait_sum_ns", "@wait_max_ns", "@wait_fine_us", "@wait_coarse_us",
-             "@handler_ns", "@handler_sum_ns", "@handler_first_ns")
-WHO_NUM = {"1": "v", "2": "s", "0": "-"}
-
-
-def bpf_maps(path):
-    maps = {}
-    for rec in jsonl(path):
-        if rec.get("type") in ("map", "hist", "lhist", "stats"):
-            maps.update(rec["data"])
-    names = maps.get("@phase_name")
-    if names:
-        for m in INT_KEYED:
-            if m not in maps:
-                continue
-            out = {}
-            for key, val in maps[m].items():
-                parts = key.split(",")
-                parts[0] = names.get(parts[0], parts[0])
-                if len(parts) > 1:
-                    parts[1] = WHO_NUM.get(parts[1], parts[1])
-                out[",".join(parts)] = val
-            maps[m] = out
-    return maps
 
 
 def series(xs):
@@ -119,19 +73,6 @@ def series(xs):
 def pct(v, n, q):
     """The q-quantile of a sorted list (as bench/storm does)."""
     return v[min(n - 1, int(n * q))] if n else None
-
-
-def hist_quantile(buckets, q):
-    """Upper bound of the bucket that holds quantile q ({min, max, count})."""
-    total = sum(b["count"] for b in buckets)
-    if not total:
-        return None
-    seen = 0
-    for b in sorted(buckets, key=lambda b: b.get("min", 0)):
-        seen += b["count"]
-        if seen >= q * total:
-            return b.get("max", b.get("min", 0)) + 1
-    return None
 
 
 def runs_of(rows, key):
@@ -204,7 +145,7 @@ def wait_stats(maps, run, letters, who=None):
     # the two linear histograms as one list of us buckets
     buckets = [b for b in fine if b["count"]] + [b for b in coarse if b["count"]]
     for q, name in ((0.5, "p50_us"), (0.99, "p99_us")):
-        v = hist_quantile(buckets, q)
+        v = hist_upper(buckets, q)
         res[name] = None if v is None else min(v, res["max_us"] or v)
     return res
 
@@ -223,8 +164,8 @@ def holder_stats(maps, run, letters):
         h["_b"] += hist
     for h in out.values():
         b = h.pop("_b")
-        h["p50_us_log2"] = (hist_quantile(b, 0.5) or 0) / 1e3
-        h["p99_us_log2"] = (hist_quantile(b, 0.99) or 0) / 1e3
+        h["p50_us_log2"] = (hist_upper(b, 0.5) or 0) / 1e3
+        h["p99_us_log2"] = (hist_upper(b, 0.99) or 0) / 1e3
     return out
 
 
@@ -243,8 +184,8 @@ def drain_stats(maps, label):
     n, tot, mx = pool(maps, "drain", found)
     b = [x for _, hist, _ in found for x in hist]
     return {"calls": n, "total_us": tot / 1e3, "max_us": mx / 1e3 if n else None,
-            "p50_us_log2": (hist_quantile(b, 0.5) or 0) / 1e3 if n else None,
-            "p99_us_log2": (hist_quantile(b, 0.99) or 0) / 1e3 if n else None}
+            "p50_us_log2": (hist_upper(b, 0.5) or 0) / 1e3 if n else None,
+            "p99_us_log2": (hist_upper(b, 0.99) or 0) / 1e3 if n else None}
 
 
 def trap_ns(d):
@@ -275,7 +216,7 @@ def in_holds(maps, run, letter, waits, trap):
     # a window whose only wait was the program's first has no warm body:
     # no p50 then, and the per-wait figure takes the (cold) mean
     warm = sum(b["count"] for _, h, _ in found for b in h)
-    p50 = hist_quantile([b for _, h, _ in found for b in h], 0.5) if warm else None
+    p50 = hist_upper([b for _, h, _ in found for b in h], 0.5) if warm else None
     total = (trap["median"] * n + body) / 1e3
     return {"trap_us": trap["median"] / 1e3, "warm_runs": warm,
             "body_p50_us": p50 / 1e3 if p50 is not None else None,
@@ -318,14 +259,6 @@ def waits_row(base, d, kernel, label, scenario, timing):
         except FileNotFoundError:
             pass
     return row
-
-
-def samples(path):
-    try:
-        with open(path) as f:
-            return sorted(int(x) for x in f if x.strip())
-    except FileNotFoundError:
-        return []
 
 
 def pooled(v):
@@ -497,15 +430,6 @@ def tracer_rows(base, d, kernel, label, scenario, timing):
                     "allocator_runs": sum(1 for x in secs if in_allocator(x)),
                     "trace": os.path.relpath(path[:-4] + ".trace", top)})
     return out
-
-
-def base_of(d):
-    try:
-        with open(os.path.join(d, "env.txt")) as f:
-            rel = f.read().splitlines()[1]
-        return ".".join(rel.split(".")[:2])
-    except (FileNotFoundError, IndexError):
-        return None
 
 
 def labels_in(d):

@@ -48,19 +48,52 @@ def dir_arg(argv, name):
 
 
 def jsonl(path):
+    """The JSON lines of PATH ([] without the file); a line that does not
+    parse (a run cut short) is skipped and said, not fatal."""
+    out = []
     if not os.path.exists(path):
-        return []
+        return out
     with open(path) as f:
-        return [json.loads(line) for line in f if line.startswith("{")]
+        for line in f:
+            if line.strip().startswith("{"):
+                try:
+                    out.append(json.loads(line))
+                except ValueError:
+                    print("%s: %s: skipped a line that is not JSON"
+                          % (os.path.basename(sys.argv[0]), path), file=sys.stderr)
+    return out
+
+
+# waits.bt's return handler keys its maps by integers (phase number, who):
+# back to "PHASE:LABEL[,v|s|-]" with its @phase_name
+INT_KEYED = ("@wait_ns", "@wait_sum_ns", "@wait_max_ns", "@wait_fine_us", "@wait_coarse_us",
+             "@handler_ns", "@handler_sum_ns", "@handler_first_ns")
+WHO_NUM = {"1": "v", "2": "s", "0": "-"}
+
+
+def named_keys(m, names):
+    out = {}
+    for key, val in m.items():
+        parts = key.split(",")
+        parts[0] = names.get(parts[0], parts[0])
+        if len(parts) > 1:
+            parts[1] = WHO_NUM.get(parts[1], parts[1])
+        out[",".join(parts)] = val
+    return out
 
 
 def bpf_maps(*paths):
-    """The maps bpftrace printed at exit: {map name: {key: value}}."""
+    """The maps bpftrace printed at exit: {map name: {key: value}}, waits.bt's
+    integer keys named."""
     maps = {}
     for path in paths:
         for rec in jsonl(path):
-            if rec.get("type") in ("map", "hist"):
+            if rec.get("type") in ("map", "hist", "lhist", "stats"):
                 maps.update(rec["data"])
+    names = maps.get("@phase_name")
+    for m in INT_KEYED if names else ():
+        if m in maps:
+            maps[m] = named_keys(maps[m], names)
     return maps
 
 

@@ -31,17 +31,18 @@ def hist_merge(hists):
 
 
 def hist_upper(buckets, q, cap=None):
-    """The q-th percentile of a log2 histogram, conservatively: the upper
-    bound of the bucket it falls in (at most 2x the true value), capped at
-    the exact maximum CAP where known."""
+    """The q-th percentile of a histogram (log2, or linear buckets in any
+    order), conservatively: the upper bound of the bucket it falls in (at
+    most 2x the true value in log2), capped at the exact maximum CAP where
+    known."""
     total = sum(b["count"] for b in buckets)
     if not total:
         return None
     rank, seen = q * total, 0
-    for b in buckets:
+    for b in sorted(buckets, key=lambda b: b.get("min", 0)):
         seen += b["count"]
         if b["count"] and seen >= rank:
-            hi = b.get("max", 0) + 1
+            hi = b.get("max", b.get("min", 0)) + 1
             return hi if cap is None else min(hi, cap)
     return cap
 
