@@ -64,6 +64,13 @@ test_python_compiles() {
 	/usr/bin/python3 -m py_compile "${files[@]}"
 }
 
+# pyflakes (python3-pyflakes): no unused import or name, no undefined one
+test_python_is_pyflakes_clean() {
+	local files
+	mapfile -t files < <(git ls-files '*.py')
+	pyflakes3 "${files[@]}"
+}
+
 test_scripts_reject_bad_usage() {
 	local err
 	for cmd in "scripts/vm --bogus -- true" "scripts/vm" "scripts/vm --smp" \
