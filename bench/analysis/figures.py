@@ -155,12 +155,12 @@ def main(argv):
     if "--root" in args:
         i = args.index("--root")
         if i + 1 >= len(args):
-            print("figures: --root needs a DIR", file=sys.stderr)
+            print("figures.py: --root needs a DIR", file=sys.stderr)
             return 2
         root = args[i + 1]
         del args[i:i + 2]
         if not os.path.isdir(root):
-            print("figures: no such folder %s" % root, file=sys.stderr)
+            print("figures.py: no such folder %s" % root, file=sys.stderr)
             return 66
     if not args or args[0] not in ("check", "show", "runs-md"):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
@@ -169,32 +169,32 @@ def main(argv):
         vals, problems = values(Results(root))
         for name in args[1:] or sorted(vals):
             if name not in FIGS:
-                print("figures: no figure %s" % name, file=sys.stderr)
+                print("figures.py: no figure %s" % name, file=sys.stderr)
                 return 2
             print("%s:\n%s\n" % (name, vals.get(name, "(missing)")))
         for p in problems:
-            print("figures: " + p, file=sys.stderr)
+            print("figures.py: " + p, file=sys.stderr)
         return 1 if problems else 0
     if args[0] == "runs-md":
         if args[1:] == ["--check"]:
             problems = runs_md_check(root)
             for p in problems:
-                print("figures: " + p, file=sys.stderr)
+                print("figures.py: " + p, file=sys.stderr)
             return 1 if problems else 0
         if args[1:]:
-            print("figures: runs-md takes only --check", file=sys.stderr)
+            print("figures.py: runs-md takes only --check", file=sys.stderr)
             return 2
         for path, md, title in runs_md_files(root):
             with open(md, "w", encoding="utf-8") as f:
                 f.write(runs_md_render(path, title))
         return 0
     if args[1:]:
-        print("figures: check takes only --root DIR", file=sys.stderr)
+        print("figures.py: check takes only --root DIR", file=sys.stderr)
         return 2
     problems, files = check(root)
     for p in problems:
-        print("figures: " + p, file=sys.stderr)
-    print("figures: %d files checked, %d quotes, %d problems" % (len(files), len(QUOTES), len(problems)))
+        print("figures.py: " + p, file=sys.stderr)
+    print("figures.py: %d files checked, %d quotes, %d problems" % (len(files), len(QUOTES), len(problems)))
     return 1 if problems else 0
 
 

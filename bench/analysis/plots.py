@@ -20,7 +20,7 @@ def plots(dirname, cases):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("report: matplotlib missing, no plots", file=sys.stderr)
+        print("report.py: matplotlib missing, no plots", file=sys.stderr)
         return []
     made = []
     # the tradeoff plot reads both timings; the others the tcg boots
@@ -100,7 +100,7 @@ def knob_vs_fraction_plot(plt, dirname, cases):
         return None
     ref = row("patched", "def", "exit-storm", "icount")
     if not ref or not (ref.get("storm_ms") or {}).get("runs"):
-        print("report: no icount exit storm at def, no tradeoff.png", file=sys.stderr)
+        print("report.py: no icount exit storm at def, no tradeoff.png", file=sys.stderr)
         return []
     base = sorted(ref["storm_ms"]["runs"])[len(ref["storm_ms"]["runs"]) // 2]
     fig, ax = plt.subplots(figsize=(8, 4.5))
