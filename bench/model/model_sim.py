@@ -136,6 +136,116 @@ class UsageError(Exception):
 
 # ---------------------------------------------------------------- the lock
 
+class Lock:
+    """One FIFO zone->lock and the CPUs' request generators (simulate())."""
+
+    def __init__(self, gens, cal, rng, probes, warm_holds, tagged):
+        self.gens, self.rng, self.probes = gens, rng, probes
+        self.fixed = {p: cal[p]["fixed_us"] for p in PATHS}
+        self.per_page = {p: cal[p]["per_page_us"] for p in PATHS}
+        self.h0, self.h1 = cal["handover_us"], cal["handover_per_waiter_us"]
+        self.tagged, self.warm_holds = set(tagged), warm_holds
+        self.heap, self.seq, self.queue = [], 0, deque()
+        self.holds = {p: [] for p in PATHS}
+        self.pages_max = {p: 0 for p in PATHS}
+        self.pages_total = {p: 0 for p in PATHS}
+        self.waits, self.wait_t, self.calls = [], [], []
+        self.busy = 0.0
+        self.t_free = 0.0        # the lock is free from this time on
+        self.current = None      # the request whose release is t_free
+        self.last = None         # the last request admitted to the queue
+        self.n_holds = 0
+        self.t_warm = None
+        self.next_probe, self.probe_rate = math.inf, 0.0
+        for i, g in enumerate(gens):
+            delay, path, pages = next(g)
+            self.push(delay, i, path, pages)
+
+    def push(self, t, cpu, path, pages):
+        heapq.heappush(self.heap, (t, self.seq, cpu, path, pages))
+        self.seq += 1
+
+    def admit(self):
+        """Queue the next arrival; the probes before it belong to the one
+        before."""
+        entry = heapq.heappop(self.heap)
+        while self.next_probe < entry[0]:
+            self.attach(self.next_probe)
+            self.next_probe += self.rng.expovariate(self.probe_rate)
+        # arrival, cpu, path, pages, release, probes
+        self.last = [entry[0], entry[2], entry[3], entry[4], None, None]
+        return self.last
+
+    def attach(self, tp):
+        """A probe at tp waits for the last request that arrived before it."""
+        last = self.last
+        if last is None or (last[4] is not None and last[4] <= tp):
+            self.waits.append(0.0)
+            self.wait_t.append(tp)
+        elif last[5] is None:
+            last[5] = [tp]
+        else:
+            last[5].append(tp)
+
+    def release_probes(self):
+        """The probes up to the release of the current hold: their waits."""
+        while self.next_probe <= self.t_free:
+            self.attach(self.next_probe)
+            self.next_probe += self.rng.expovariate(self.probe_rate)
+        if self.current[5]:
+            ho = self.h0 + self.h1 * (len(self.queue) + 1)
+            for tp in self.current[5]:
+                self.waits.append(self.t_free - tp + ho if self.t_free > tp else 0.0)
+                self.wait_t.append(tp)
+            self.current[5] = None
+
+    def count(self, req, hold, release, holds_target, min_us):
+        """A hold's figures once warm; the warm-up's end and the probes'
+        rate when it ends."""
+        ta, cpu, path, pages = req[0], req[1], req[2], req[3]
+        if self.t_warm is not None:
+            self.holds[path].append(hold)
+            self.busy += hold
+            self.pages_total[path] += pages
+            self.pages_max[path] = max(self.pages_max[path], pages)
+            if cpu in self.tagged and path == "free":
+                self.calls.append(release - ta)
+        elif self.n_holds >= self.warm_holds:
+            self.t_warm = release
+            per_hold = self.t_warm / self.n_holds
+            span = max(min_us - self.t_warm, (holds_target - self.n_holds) * per_hold)
+            if self.probes and span > 0:
+                self.probe_rate = self.probes / span
+                self.next_probe = self.t_warm + self.rng.expovariate(self.probe_rate)
+
+    def run(self, holds_target, min_us):
+        while True:
+            while self.heap and self.heap[0][0] <= self.t_free:
+                self.queue.append(self.admit())
+            if self.current is not None:
+                self.release_probes()
+            if self.n_holds >= holds_target and self.t_free >= min_us:
+                break
+            if self.queue:
+                req = self.queue.popleft()
+                start = self.t_free + self.h0 + self.h1 * (len(self.queue) + 1)
+            elif self.heap:
+                req = self.admit()
+                start = req[0]
+            else:
+                break
+            hold = self.fixed[req[2]] + self.per_page[req[2]] * req[3]
+            release = req[4] = start + hold
+            self.n_holds += 1
+            self.count(req, hold, release, holds_target, min_us)
+            self.t_free, self.current = release, req
+            try:
+                delay, path, pages = self.gens[req[1]].send(release)
+            except StopIteration:
+                continue
+            self.push(release + delay, req[1], path, pages)
+
+
 def simulate(gens, cal, rng, holds_target, min_us, probes, warmup, tagged=(),
              phases=None):
     """Run the CPUs' request generators against one FIFO zone->lock.
@@ -148,110 +258,16 @@ def simulate(gens, cal, rng, holds_target, min_us, probes, warmup, tagged=(),
     the tagged CPUs' frees, the simulated time and the lock's busy fraction;
     with PHASES (a list of (start time, phase) that a generator appends to in
     time order) also the waits by the phase their probe fell in."""
-    fixed = {p: cal[p]["fixed_us"] for p in PATHS}
-    per_page = {p: cal[p]["per_page_us"] for p in PATHS}
-    h0, h1 = cal["handover_us"], cal["handover_per_waiter_us"]
-    tagged = set(tagged)
-    heap, seq = [], 0
-    for i, g in enumerate(gens):
-        delay, path, pages = next(g)
-        heapq.heappush(heap, (delay, seq, i, path, pages))
-        seq += 1
-    queue = deque()
-    holds = {p: [] for p in PATHS}
-    pages_max = {p: 0 for p in PATHS}
-    pages_total = {p: 0 for p in PATHS}
-    waits, wait_t, calls = [], [], []
-    busy = 0.0
-    t_free = 0.0            # the lock is free from this time on
-    current = None          # the request whose release is t_free
-    last = None             # the last request admitted to the queue
-    n_holds = 0
-    t_warm = None
-    warm_holds = max(1, int(holds_target * warmup))
-    next_probe = math.inf
-    probe_rate = 0.0
-    pop, push, expo = heapq.heappop, heapq.heappush, rng.expovariate
-
-    def admit(entry):
-        """Queue an arrival; the probes before it belong to the one before."""
-        nonlocal next_probe, last
-        ta = entry[0]
-        while next_probe < ta:
-            attach(next_probe)
-            next_probe += expo(probe_rate)
-        req = [ta, entry[2], entry[3], entry[4], None, None]  # ta cpu path pages release probes
-        last = req
-        return req
-
-    def attach(tp):
-        # A probe at tp waits for the last request that arrived before it.
-        if last is None or (last[4] is not None and last[4] <= tp):
-            waits.append(0.0)
-            wait_t.append(tp)
-        elif last[5] is None:
-            last[5] = [tp]
-        else:
-            last[5].append(tp)
-
-    while True:
-        while heap and heap[0][0] <= t_free:
-            queue.append(admit(pop(heap)))
-        if current is not None:
-            while next_probe <= t_free:
-                attach(next_probe)
-                next_probe += expo(probe_rate)
-            if current[5]:
-                ho = h0 + h1 * (len(queue) + 1)
-                for tp in current[5]:
-                    waits.append(t_free - tp + ho if t_free > tp else 0.0)
-                    wait_t.append(tp)
-                current[5] = None
-        if n_holds >= holds_target and t_free >= min_us:
-            break
-        if queue:
-            req = queue.popleft()
-            start = t_free + h0 + h1 * (len(queue) + 1)
-        elif heap:
-            req = admit(pop(heap))
-            start = req[0]
-        else:
-            break
-        ta, cpu, path, pages = req[0], req[1], req[2], req[3]
-        hold = fixed[path] + per_page[path] * pages
-        release = start + hold
-        req[4] = release
-        n_holds += 1
-        if t_warm is not None:
-            holds[path].append(hold)
-            busy += hold
-            pages_total[path] += pages
-            if pages > pages_max[path]:
-                pages_max[path] = pages
-            if cpu in tagged and path == "free":
-                calls.append(release - ta)
-        elif n_holds >= warm_holds:
-            t_warm = release
-            per_hold = t_warm / n_holds
-            span = max(min_us - t_warm, (holds_target - n_holds) * per_hold)
-            if probes and span > 0:
-                probe_rate = probes / span
-                next_probe = t_warm + expo(probe_rate)
-        t_free, current = release, req
-        try:
-            delay, path, pages = gens[cpu].send(release)
-        except StopIteration:
-            continue
-        push(heap, (release + delay, seq, cpu, path, pages))
-        seq += 1
-    span = t_free - (t_warm or 0.0)
-    out = {"holds": holds, "pages_max": pages_max, "pages_total": pages_total,
-           "waits": waits, "calls": calls,
-           "simulated_us": span, "busy": busy / span if span > 0 else 0.0}
+    lock = Lock(gens, cal, rng, probes, max(1, int(holds_target * warmup)), tagged)
+    lock.run(holds_target, min_us)
+    span = lock.t_free - (lock.t_warm or 0.0)
+    out = {"holds": lock.holds, "pages_max": lock.pages_max, "pages_total": lock.pages_total,
+           "waits": lock.waits, "calls": lock.calls,
+           "simulated_us": span, "busy": lock.busy / span if span > 0 else 0.0}
     if phases is not None:
         starts = [t for t, _ in phases]
         by_phase = {}
-        for tp, w in zip(wait_t, waits):
+        for tp, w in zip(lock.wait_t, lock.waits):
             i = bisect.bisect_right(starts, tp) - 1
             by_phase.setdefault(phases[i][1] if i >= 0 else "before", []).append(w)
         out["waits_by_phase"] = by_phase
