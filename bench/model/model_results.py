@@ -134,6 +134,48 @@ def measured_setting(row):
     return int(knob), hf
 
 
+def measured_cost(p, h):
+    """What path P's holds cost per page in a measured row (holds.P: H)."""
+    calls, total = h.get("calls"), h.get("total_us")
+    per = h.get("per_refill") if isinstance(h.get("per_refill"), dict) else {}
+    pages = pages_of(p, h)
+    p99 = h.get("p99_us") if is_positive(h.get("p99_us")) else None
+    c = {"calls": calls if is_number(calls) else None,
+         "total_us": total if is_number(total) else None,
+         "max_pages": pages, "p99_us": p99,
+         "pages_total": (per.get("pages_total") if is_positive(per.get("pages_total"))
+                         else None),
+         "per_page_us": None, "from": None, "mean_per_page_us": None,
+         "p99_per_page_us": p99 / pages if p99 and pages else None,
+         "mean_per_max_page_us": None}
+    if is_positive(calls) and is_positive(total):
+        if c["pages_total"]:
+            c["mean_per_page_us"] = total / c["pages_total"]
+        if pages:
+            c["mean_per_max_page_us"] = total / (calls * pages)
+    if c["mean_per_page_us"] is not None:
+        c.update(per_page_us=c["mean_per_page_us"], **{"from": "mean"})
+    elif c["p99_per_page_us"] is not None:
+        c.update(per_page_us=c["p99_per_page_us"], **{"from": "p99"})
+    return c
+
+
+def measured_kind(base, holds):
+    """(chunked refill?, model kind or None, why none): a refill that took
+    more than one hold is the chunked refill."""
+    rh = holds.get("refill") if isinstance(holds.get("refill"), dict) else {}
+    per = rh.get("per_refill") if isinstance(rh.get("per_refill"), dict) else {}
+    chunked = bool(is_positive(rh.get("max_pages"))
+                   and is_positive(per.get("max_pages_per_refill"))
+                   and rh["max_pages"] < per["max_pages_per_refill"])
+    kind = BASE_KIND.get(base)
+    if kind is None:
+        return chunked, None, "base %s: no model kind (7.3 -> mainline, 6.12 -> 6.12)" % base
+    if chunked and kind != "mainline":
+        return chunked, None, "chunked refill on %s: not modelled" % base
+    return chunked, "mainline-ck" if chunked else kind, None
+
+
 def load_measured(path):
     """The tcg exit-storm rows of a bench results.json, with what the
     beside section needs; UsageError when there is none."""
@@ -149,48 +191,11 @@ def load_measured(path):
             w = r["victim_lock_wait_by_phase"].get(ph)
             waits[ph] = w.get("p99_us") if isinstance(w, dict) and is_number(w.get("p99_us")) else None
         holds = r.get("holds") if isinstance(r.get("holds"), dict) else {}
-        cost = {}
-        for p in MEASURED_PATHS:
-            h = holds.get(p) if isinstance(holds.get(p), dict) else {}
-            calls, total = h.get("calls"), h.get("total_us")
-            per = h.get("per_refill") if isinstance(h.get("per_refill"), dict) else {}
-            pages = pages_of(p, h)
-            p99 = h.get("p99_us") if is_positive(h.get("p99_us")) else None
-            c = {"calls": calls if is_number(calls) else None,
-                 "total_us": total if is_number(total) else None,
-                 "max_pages": pages, "p99_us": p99,
-                 "pages_total": (per.get("pages_total") if is_positive(per.get("pages_total"))
-                                 else None),
-                 "per_page_us": None, "from": None, "mean_per_page_us": None,
-                 "p99_per_page_us": p99 / pages if p99 and pages else None,
-                 "mean_per_max_page_us": None}
-            if is_positive(calls) and is_positive(total):
-                if c["pages_total"]:
-                    c["mean_per_page_us"] = total / c["pages_total"]
-                if pages:
-                    c["mean_per_max_page_us"] = total / (calls * pages)
-            if c["mean_per_page_us"] is not None:
-                c.update(per_page_us=c["mean_per_page_us"], **{"from": "mean"})
-            elif c["p99_per_page_us"] is not None:
-                c.update(per_page_us=c["p99_per_page_us"], **{"from": "p99"})
-            cost[p] = c
+        cost = {p: measured_cost(p, holds.get(p) if isinstance(holds.get(p), dict) else {})
+                for p in MEASURED_PATHS}
         kernel, base = str(r.get("kernel")), str(r.get("base"))
         knob, hf = measured_setting(r)
-        # a refill that took more than one hold: the chunked refill
-        rh = holds.get("refill") if isinstance(holds.get("refill"), dict) else {}
-        per = rh.get("per_refill") if isinstance(rh.get("per_refill"), dict) else {}
-        chunked = bool(is_positive(rh.get("max_pages"))
-                       and is_positive(per.get("max_pages_per_refill"))
-                       and rh["max_pages"] < per["max_pages_per_refill"])
-        kind = BASE_KIND.get(base)
-        note = None
-        if kind is None:
-            note = "base %s: no model kind (7.3 -> mainline, 6.12 -> 6.12)" % base
-        elif chunked:
-            if kind == "mainline":
-                kind = "mainline-ck"
-            else:
-                kind, note = None, "chunked refill on %s: not modelled" % base
+        chunked, kind, note = measured_kind(base, holds)
         rows.append({"base": base, "kernel": kernel, "setting": r.get("setting"),
                      "knob": knob, "high_fraction": hf, "chunked_refill": chunked,
                      "kind": kind, "note": note, "wait_p99_us": waits, "cost": cost})
@@ -219,6 +224,43 @@ def ratio(a, b):
     return a / b if is_positive(a) and is_positive(b) else None
 
 
+def model_beside(m, cell):
+    """The model's cell beside measured row M: its waits and costs, and
+    the measured/model ratios."""
+    waits = {ph: cell["victim_wait_by_phase"][ph]["p99_us"] for ph in MEASURED_PHASES}
+    waits["all"] = cell["victim_wait"]["p99_us"]
+    cost = {}
+    for p in MEASURED_PATHS:
+        h, c = cell["holds"][p], m["cost"][p]
+        mean = ratio(h["total_us"], h["pages_total"])
+        p99 = ratio(h["p99_us"], h["max_pages"])
+        per = mean if c["from"] == "mean" else p99
+        cost[p] = {"per_page_us": round5(per), "mean_per_page_us": round5(mean),
+                   "p99_per_page_us": round5(p99),
+                   "max_pages": h["max_pages"], "hold_p99_us": h["p99_us"]}
+    model = {"cpus": 2, "setting": model_label(m["knob"], m["high_fraction"]),
+             "wait_p99_us": waits, "cost": cost, "lock_busy": cell["lock_busy"]}
+    return model, {
+        "wait_p99": {ph: r3(ratio(m["wait_p99_us"][ph], waits[ph])) for ph in MEASURED_PHASES},
+        "per_page": {p: r3(ratio(m["cost"][p]["per_page_us"], cost[p]["per_page_us"]))
+                     for p in MEASURED_PATHS}}
+
+
+def trend(modelled):
+    """Per base and kernel: the settings' rank correlation, measured against
+    the model, per phase."""
+    out = {}
+    for base in sorted({e["base"] for e in modelled}):
+        for kernel in sorted({e["kernel"] for e in modelled if e["base"] == base}):
+            sel = [e for e in modelled if (e["base"], e["kernel"]) == (base, kernel)]
+            out["%s %s" % (base, kernel)] = {
+                "settings": len(sel),
+                "spearman": {ph: r3(spearman([(e["wait_p99_us"][ph],
+                                               e["model"]["wait_p99_us"][ph]) for e in sel]))
+                             for ph in MEASURED_PHASES}}
+    return out
+
+
 def beside(rows, cal, seed, index, source):
     """Each measured row beside the model at 2 CPUs (cells from INDEX or
     run here)."""
@@ -234,25 +276,7 @@ def beside(rows, cal, seed, index, source):
                 chunked, chunked_refill = kinds[m["kind"]]
                 cache[key] = run_cell(cal, seed, 2, label, m["knob"], m["high_fraction"],
                                       m["kind"], chunked, chunked_refill)
-            cell = index.get(key) or cache[key]
-            waits = {ph: cell["victim_wait_by_phase"][ph]["p99_us"] for ph in MEASURED_PHASES}
-            waits["all"] = cell["victim_wait"]["p99_us"]
-            cost = {}
-            for p in MEASURED_PATHS:
-                h, c = cell["holds"][p], m["cost"][p]
-                mean = ratio(h["total_us"], h["pages_total"])
-                p99 = ratio(h["p99_us"], h["max_pages"])
-                per = mean if c["from"] == "mean" else p99
-                cost[p] = {"per_page_us": round5(per), "mean_per_page_us": round5(mean),
-                           "p99_per_page_us": round5(p99),
-                           "max_pages": h["max_pages"], "hold_p99_us": h["p99_us"]}
-            entry["model"] = {"cpus": 2, "setting": label, "wait_p99_us": waits,
-                              "cost": cost, "lock_busy": cell["lock_busy"]}
-            entry["ratio"] = {
-                "wait_p99": {ph: r3(ratio(m["wait_p99_us"][ph], waits[ph]))
-                             for ph in MEASURED_PHASES},
-                "per_page": {p: r3(ratio(m["cost"][p]["per_page_us"], cost[p]["per_page_us"]))
-                             for p in MEASURED_PATHS}}
+            entry["model"], entry["ratio"] = model_beside(m, index.get(key) or cache[key])
         for p in MEASURED_PATHS:
             c = entry["cost"][p] = dict(m["cost"][p])
             for f in ("per_page_us", "mean_per_page_us", "p99_per_page_us",
@@ -262,15 +286,6 @@ def beside(rows, cal, seed, index, source):
     modelled = [e for e in out if e["model"]]
     per_page = [e["ratio"]["per_page"][p] for e in modelled for p in MEASURED_PATHS
                 if e["ratio"]["per_page"][p] is not None]
-    trend = {}
-    for base in sorted({e["base"] for e in modelled}):
-        for kernel in sorted({e["kernel"] for e in modelled if e["base"] == base}):
-            sel = [e for e in modelled if (e["base"], e["kernel"]) == (base, kernel)]
-            trend["%s %s" % (base, kernel)] = {
-                "settings": len(sel),
-                "spearman": {ph: r3(spearman([(e["wait_p99_us"][ph],
-                                               e["model"]["wait_p99_us"][ph]) for e in sel]))
-                             for ph in MEASURED_PHASES}}
     default_cal = not str(cal.get("source", "")).startswith("fitted")
     return {
         "source": source, "model_cpus": 2,
@@ -294,4 +309,4 @@ def beside(rows, cal, seed, index, source):
             ("The model's per-page costs are fitted to %s; the emulated per-page costs are "
              "tens of times a real machine's, so the comparison is of the trend across "
              "settings, not of absolute values." % cal["source"][len("fitted to "):])),
-        "trend": trend, "rows": out}
+        "trend": trend(modelled), "rows": out}
