@@ -68,8 +68,13 @@ def markdown(result):
             us(v["p99_us"]), us(v["p999_us"]), us(v["max_us"]),
             *("%s (%s)" % (us(h[p]["max_us"]), h[p]["max_pages"] or "-") for p in PATHS),
             c["lock_busy"]))
-    cal = result["calibration"]
-    out += ["", "## Calibration", "", "| path | fixed | per page | from |", "|---|---|---|---|"]
+    out += calibration_md(result["calibration"])
+    out += ["", "## Assumptions", ""] + ["- " + a for a in result["assumptions"]]
+    return "\n".join(out) + "\n"
+
+
+def calibration_md(cal):
+    out = ["", "## Calibration", "", "| path | fixed | per page | from |", "|---|---|---|---|"]
     for p in PATHS:
         out.append("| %s | %s | %s | %s |" % (p, us(cal[p]["fixed_us"]),
                                            "%.4f" % cal[p]["per_page_us"],
@@ -79,8 +84,7 @@ def markdown(result):
         cal["handover_us"], cal["handover_per_waiter_us"]))
     if cal.get("note"):
         out += ["", "Note: " + cal["note"] + "."]
-    out += ["", "## Assumptions", ""] + ["- " + a for a in result["assumptions"]]
-    return "\n".join(out) + "\n"
+    return out
 
 
 def ratio_text(v):

@@ -389,6 +389,19 @@ def wait_summary(waits):
     return v
 
 
+def hold_summary(r):
+    """simulate()'s holds per path: count, pages, time."""
+    holds = {}
+    for p in PATHS:
+        s = summary(r["holds"][p])
+        holds[p] = {"calls": s["samples"], "max_pages": r["pages_max"][p] or None,
+                    "pages_total": r["pages_total"][p],
+                    "total_us": r3(sum(r["holds"][p])),
+                    "mean_us": s["mean_us"], "p50_us": s["p50_us"],
+                    "p99_us": s["p99_us"], "max_us": s["max_us"]}
+    return holds
+
+
 def run_cell(cal, seed, cpus, label, knob, high_fraction, kind, chunked,
              chunked_refill=False):
     w = WORKLOAD
@@ -428,21 +441,13 @@ def run_cell(cal, seed, cpus, label, knob, high_fraction, kind, chunked,
                             w["drain_spread_us"], gap))
     r = simulate(gens, cal, rng, w["holds_per_cell"], w["min_simulated_us"],
                  w["probes_per_cell"], w["warmup_fraction"], phases=phases)
-    holds = {}
-    for p in PATHS:
-        s = summary(r["holds"][p])
-        holds[p] = {"calls": s["samples"], "max_pages": r["pages_max"][p] or None,
-                    "pages_total": r["pages_total"][p],
-                    "total_us": r3(sum(r["holds"][p])),
-                    "mean_us": s["mean_us"], "p50_us": s["p50_us"],
-                    "p99_us": s["p99_us"], "max_us": s["max_us"]}
     cell = {"kind": kind, "cpus": cpus, "setting": label, "knob": knob,
             "high_fraction": high_fraction, "high": high, "workload": split,
             "trim_pages": trim, "refill_pages": refill,
             "free_pages_per_hold": min(trim, free_chunk),
             "refill_pages_per_hold": min(refill, refill_chunk),
             "drain_pages_per_hold": min(bound, high - trim // 2),
-            "victim_wait": wait_summary(r["waits"]), "holds": holds,
+            "victim_wait": wait_summary(r["waits"]), "holds": hold_summary(r),
             "lock_busy": round(r["busy"], 4),
             "simulated_ms": round(r["simulated_us"] / 1000.0, 3)}
     if phases is not None:
