@@ -3,7 +3,8 @@
 table() is the comparison, one metric per row: the value, its spread (half
 the range of the repetitions over the median, where there are
 repetitions), the change against the unpatched kernel at the same
-workload, and '*' where that change exceeds the spread of either side;
+workload and setting, else at def (named in the column against), and '*'
+where that change exceeds the spread of either side (stats.exceeds);
 rendered once and reused by report.md, report.py --table and
 the cover letter (kind "cover": COVER_METRICS only).
 
