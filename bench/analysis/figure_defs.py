@@ -442,12 +442,12 @@ def workloads_cost(R):
     return "\n".join(line.rstrip() for line in lines)
 
 
-def _wl_pcts(R, kernel, settings):
-    """Every page-fault cell of SETTINGS against the unpatched default: the
+def _wl_pcts(R, kernel, labels):
+    """Every page-fault cell of LABELS against the unpatched default: the
     time per fault, % (+ = slower)."""
     return [100.0 * (_wl(R, "base", "def", n)["median"] - _wl(R, kernel, s, n)["median"]) /
             _wl(R, kernel, s, n)["median"]
-            for s in settings for n, _ in WL_COLS if "page_fault" in n]
+            for s in labels for n, _ in WL_COLS if "page_fault" in n]
 
 
 def _pct_range(xs):
