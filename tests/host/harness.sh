@@ -340,8 +340,12 @@ test_new_setting_is_one_line() {
 }
 
 # bench/run --plan MODE boots what bench/run booted before its modes became
-# bench/modes (read from that script, 2026-12-04; where it repeated an
-# option, the value that won), with the tracer kernel built.
+# bench/modes (read from that script, bf05c80, with the tracer kernel
+# built): the same boots, folders and settings, each guest-run option with
+# the value that won where the old script gave it twice (its icount boots
+# appended their sizes to the tcg ones), and the settings in
+# configs/settings' order (def-a, which the old script appended last, is
+# second there).
 test_plan_boots_what_the_modes_booted() {
 	local dir rc=0 mode want got
 	dir=$(mktemp -d)
