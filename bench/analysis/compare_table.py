@@ -1,10 +1,11 @@
 """compare_table - bench/analysis/compare.py's compare table (mmtests form) and the
 small helpers its rows share with it (med, spread_pct, delta).
 
-compare_table(results) renders one row per metric, columns unpatched /
-patched def / knob 0 / high fraction -1, each a median with its spread (half
-the range of the repetitions over the median), the change against
-unpatched, and `*` where that change exceeds the larger spread.  Cost rows
+compare_table(results) renders one row per metric, columns unpatched def,
+then the patched kernel at the settings of configs/settings' view compare
+(def first), each a median with its spread (half the range of the
+repetitions over the median), the change against unpatched, and `*` where
+that change exceeds the larger spread (stats.exceeds).  Cost rows
 prefer icount, waits tcg (metric_rows names the timing of each).
 """
 import statistics
