@@ -155,7 +155,8 @@ def intro(raw, bases, first):
             "(from the traced ones where there are none: %s).\n"
             % (raw, first.get("reps", 0), first.get("timed_from", "-")),
             "Spread: half the min-max range of the repetitions over the median. Change: against "
-            "the unpatched kernel at the same workload; `*`: the change exceeds the spread.\n"]
+            "the unpatched kernel at the same workload and setting where it ran that setting, "
+            "else at def (column `against`); `*`: the change exceeds the spread.\n"]
 
 
 def tables_md(res, text, bases):
