@@ -23,8 +23,8 @@ run by tests/run (guest pcp-heuristics):
              drains at most one batch (kprobe on it, free_pcppages_bulk's
              counts summed per call)
   lowered    lowering the knob clamps an alloc_factor grown before: the
-             refills after 5 -> 0 move at most one batch, with no free
-             on that CPU in between
+             refills after 5 -> 0 in the middle of a fault-in (no free on
+             that CPU) move at most one batch
   events     the per-hold refill event fires after the unlock (interrupts
              on again in the refilling task)
   decay      under -1 every used CPU's pcp->high decays to 4 * batch
@@ -54,6 +54,7 @@ INST = TRACING + "/instances/pcp_heuristics"
 PROBES = {
     "bulk_free": "p:pcph/bulk_free free_pcppages_bulk count=$arg2:s32",
     "decay": "p:pcph/decay decay_pcp_high",
+    "decay_ret": "r:pcph/decay_ret decay_pcp_high",
 }
 MIB = 1 << 20
 PROBED = set()
@@ -86,7 +87,9 @@ def touch(cpu, size, thp=False, rounds=1):
         try:
             os.sched_setaffinity(0, {cpu})
             for _ in range(rounds):
-                m = mmap.mmap(-1, size)
+                # private: a shared mapping is shmem, which gets no THP here
+                m = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS) if thp \
+                    else mmap.mmap(-1, size)
                 m.madvise(mmap.MADV_HUGEPAGE if thp else mmap.MADV_NOHUGEPAGE)
                 for off in range(0, size, 2 * MIB if thp else 4096):
                     m[off] = 1
@@ -161,8 +164,10 @@ def check_bound(name, events, limit, scale, whole=False):
 
 
 def own(ev, pid):
-    """The events of PID itself, not of interrupts on its CPU (irq-info flags)."""
-    return [x for x in ev if x[0] == pid and not (len(x[1]) > 2 and x[1][2] in "hHsSzZ")]
+    """The events of PID itself, not of interrupts on its CPU (irq-info
+    flags).  'z'/'Z' (NMI) is how an int3 kprobe, not yet optimized, sees
+    its own hit: the task's, not an interrupt's."""
+    return [x for x in ev if x[0] == pid and not (len(x[1]) > 2 and x[1][2] in "hHsS")]
 
 
 def check_refill(default):
@@ -213,6 +218,19 @@ def trim_groups(cpu, size, thp=False, rounds=1):
     return groups
 
 
+def report_within_batch(name, sizes, batch, what):
+    """One result for SIZES that must stay within one batch: a failure
+    naming those over it; a skip when none reached half a batch (the check
+    could not have failed); else how many and the largest."""
+    over = [x for x in sizes if x > batch]
+    if over:
+        report(False, name, "%s of %r pages, batch %d" % (what, over[:5], batch))
+    elif not sizes or 2 * max(sizes) < batch:
+        report(True, name, skip="no %s of half a batch or more: could not fail" % what)
+    else:
+        report(True, "%s (%d %s, the largest %d)" % (name, len(sizes), what, max(sizes)))
+
+
 def check_trim():
     """0001 and the knob on the free path: at scale 0 free_count is capped at
     one batch, so a trim of order-0 pages asks for one batch in all."""
@@ -221,13 +239,7 @@ def check_trim():
     write(FRAC, 0)
     write(SCALE, 0)
     sums = [g["sum"] for g in trim_groups(online_cpus()[-1], 64 * MIB) if g["sum"]]
-    over = [x for x in sums if x > batch]
-    if over:
-        report(False, name, "trims of %r pages, batch %d" % (over[:5], batch))
-    elif not sums or 2 * max(sums) < batch:
-        report(True, name, skip="no trim of half a batch or more: could not fail")
-    else:
-        report(True, "%s (%d trims, the largest %d)" % (name, len(sums), max(sums)))
+    report_within_batch(name, sums, batch, "trims")
 
 
 def check_drain():
@@ -270,13 +282,7 @@ def check_thp_trim():
     write(SCALE, 0)
     groups = trim_groups(online_cpus()[-1], 4 * MIB, thp=True, rounds=8)
     thp = [g["sum"] for g in groups if g["thp"] and g["sum"]]
-    over = [x for x in thp if x > batch]
-    if over:
-        report(False, name, "trims of %r pages after a THP free, batch %d" % (over[:5], batch))
-    elif not thp or 2 * max(thp) < batch:
-        report(True, name, skip="no trim of half a batch or more followed a THP free: could not fail")
-    else:
-        report(True, "%s (%d trims after a THP free, the largest %d)" % (name, len(thp), max(thp)))
+    report_within_batch(name, thp, batch, "trims after a THP free")
 
 
 def check_decay_step():
@@ -286,7 +292,7 @@ def check_decay_step():
     (refills at scale 0 raise it one batch each), so that the 1/8 step
     alone would drain more."""
     name = "decay-step: at scale 0 one decay_pcp_high() drains <= batch pages in all its chunks"
-    if "decay" not in PROBED:
+    if not {"decay", "decay_ret"} <= PROBED:
         report(True, name, skip="no kprobe on decay_pcp_high (inlined?)")
         return
     batch = max_batch()
@@ -297,34 +303,33 @@ def check_decay_step():
     def refresh():
         for _ in range(3):
             write("/proc/sys/vm/stat_refresh", 1)
+    # a decay is its call to its return: a kworker runs other work (a
+    # drain) between two decays
     steps, cur = [], {}
-    for pid, _, e, f in traced(["pcph/decay", "pcph/bulk_free"], refresh):
+    for pid, _, e, f in traced(["pcph/decay", "pcph/decay_ret", "pcph/bulk_free"], refresh):
         key = (pid, f["_cpu"])
         if e == "decay":
             cur[key] = [0]
             steps.append(cur[key])
+        elif e == "decay_ret":
+            cur.pop(key, None)
         elif key in cur:
             cur[key][0] += int(f["count"], 0)
-    sums = [x[0] for x in steps if x[0]]
-    over = [x for x in sums if x > batch]
-    if over:
-        report(False, name, "decay steps of %r pages, batch %d" % (over[:5], batch))
-    elif not sums or 2 * max(sums) < batch:
-        report(True, name, skip="no decay drained half a batch or more: could not fail")
-    else:
-        report(True, "%s (%d decays drained, the largest %d)" % (name, len(sums), max(sums)))
+    report_within_batch(name, [x[0] for x in steps if x[0]], batch, "decay drains")
 
 
-def check_lowered():
+def check_lowered(default):
     """Lowering the knob takes effect at the next refill: an alloc_factor
-    grown at the default scale is clamped to the new one, even when no
-    free on that CPU has halved it since.  A child refills at the default,
-    waits (no page freed on its CPU) while the knob goes to 0, refills
-    again; the second round's refills move at most one batch."""
-    name = "lowered: the first refills after the knob is lowered to 0 move <= batch pages"
+    grown at DEFAULT (the boot value) is clamped to the new one, even when no
+    free on that CPU has halved it since.  A child faults in 1 GiB on one
+    CPU without freeing; a quarter in, the knob goes to 0, and every refill
+    of the child after that moves at most one batch."""
+    name = "lowered: the refills after the knob is lowered to 0 mid-load move <= batch pages"
     batch = max_batch()
     cpu = online_cpus()[-1]
+    size = 1 << 30
     write(FRAC, 0)
+    write(SCALE, default)
     parent = os.getpid()
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
     pid = os.fork()
@@ -332,15 +337,12 @@ def check_lowered():
         code = 1
         try:
             os.sched_setaffinity(0, {cpu})
-            first, second = mmap.mmap(-1, 64 * MIB), mmap.mmap(-1, 16 * MIB)
-            for m in (first, second):
-                m.madvise(mmap.MADV_NOHUGEPAGE)
-            for off in range(0, 64 * MIB, 4096):
-                first[off] = 1
-            os.kill(parent, signal.SIGUSR1)
-            signal.sigwait({signal.SIGUSR1})
-            for off in range(0, 16 * MIB, 4096):
-                second[off] = 1
+            m = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+            m.madvise(mmap.MADV_NOHUGEPAGE)
+            for off in range(0, size, 4096):
+                m[off] = 1
+                if off == size // 4:
+                    os.kill(parent, signal.SIGUSR1)
             os.kill(parent, signal.SIGUSR1)
             signal.sigwait({signal.SIGUSR1})
             code = 0
@@ -350,11 +352,7 @@ def check_lowered():
         os.sched_setaffinity(0, {online_cpus()[0]})
         signal.sigwait({signal.SIGUSR1})
         write(SCALE, 0)
-
-        def second_round():
-            os.kill(pid, signal.SIGUSR1)
-            signal.sigwait({signal.SIGUSR1})
-        ev = traced(["kmem/" + REFILL_EVENT], second_round)
+        ev = traced(["kmem/" + REFILL_EVENT], lambda: signal.sigwait({signal.SIGUSR1}))
     finally:
         os.kill(pid, signal.SIGUSR1)
         os.waitpid(pid, 0)
@@ -362,13 +360,7 @@ def check_lowered():
         os.sched_setaffinity(0, set(online_cpus()))
     counts = [int(f["nr_pages"]) for _, _, e, f in own(ev, pid)
               if e == REFILL_EVENT and int(f["order"]) == 0]
-    over = [x for x in counts if x > batch]
-    if over:
-        report(False, name, "refills of %r pages after lowering, batch %d" % (over[:5], batch))
-    elif not counts or 2 * max(counts) < batch:
-        report(True, name, skip="no refill of half a batch or more after lowering: could not fail")
-    else:
-        report(True, "%s (%d refills, the largest %d)" % (name, len(counts), max(counts)))
+    report_within_batch(name, counts, batch, "refills after lowering")
 
 
 def check_decay():
@@ -421,7 +413,7 @@ def main():
         check_trim()
         check_thp_trim()
         check_decay_step()
-        check_lowered()
+        check_lowered(saved[0])
         check_decay()
         check_auto()
     finally:
