@@ -37,6 +37,37 @@ from tables import (chunked_verdict, cost_table, fmt_num, fmt_spread, legend,
                     regression_table, sweep_table, table, tradeoff_table)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# what bench/run's run_provenance (scripts/lib.sh) writes into a boot folder
+PROVENANCE_KEYS = ("base_version", "series_sha", "tree_dirty", "patch_ids", "config_sha256",
+                   "variant", "commit", "qemu", "timing", "host_cpu", "date")
+
+
+def provenance(d):
+    """The kernel and run a boot folder D measured: its provenance.json
+    (bench/run) and "uname" from its uname.txt (the guest's uname -rv);
+    null where a file is missing, never guessed."""
+    p = dict.fromkeys(PROVENANCE_KEYS)
+    try:
+        with open(os.path.join(d, "provenance.json")) as f:
+            p.update(json.load(f))
+    except OSError:
+        pass
+    try:
+        with open(os.path.join(d, "uname.txt")) as f:
+            p["uname"] = f.read().strip() or None
+    except OSError:
+        p["uname"] = None
+    return p
+
+
+def boot_folder(dirname, row):
+    """The boot folder a row was measured in: its timing's raw/ (icount:
+    icount/raw/), then its kernel's folder, or the icount page-fault sweep's
+    (results.sweep_cases)."""
+    raw = os.path.join(dirname, *(("raw",) if row.get("timing") == "tcg" else ("icount", "raw")))
+    if row.get("timing") == "icount" and row.get("workload") == "micro-sweep:pf":
+        return os.path.join(raw, "sweep")
+    return os.path.join(raw, row.get("kernel") or "")
 
 
 def text_hist(buckets):
@@ -73,6 +104,7 @@ def multi_report(dirname):
                 win = [r["victim_window"] for r in rs if r.get("victim_window", {}).get("samples")]
                 res.append({
                     "base": base_of(d), "timing": timing, "kernel": kernel, "setting": label,
+                    "provenance": provenance(d),
                     "settings": rs[0].get("settings", {}), "workload": "exit-storm-multi",
                     "vcpus": int(smp), "instances": max(r["instance"] for r in rs) + 1,
                     "reps": len(rs),
@@ -241,6 +273,8 @@ def report(dirname, with_model=False):
     res = [{k: v for k, v in c.items() if not k.startswith("_")} for c in cases] + micro
     wl = workloads.rows(dirname)
     rows = res + compare.instrument_rows(dirname, res) + wl
+    for r in rows:
+        r["provenance"] = provenance(boot_folder(dirname, r))
     write(os.path.join(dirname, "results.json"), json.dumps(rows, indent=1))
     if with_model and run_model(dirname, rows):
         print("report.py: bench/model/model.py failed: no report.md", file=sys.stderr)
