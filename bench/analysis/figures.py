@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """figures - one path from the committed results to every figure a reader gets.
 
-Usage: bench/analysis/figures.py check [--root DIR]
+Usage: bench/analysis/figures.py check [--strict] [--root DIR]
        bench/analysis/figures.py show [NAME...]
        bench/analysis/figures.py runs-md [--check] [--root DIR]
 
@@ -18,7 +18,11 @@ check fails (status 1, one line per problem) when
     scanned file is covered by no quote and by no CONSTS entry (a figure
     typed in);
   - a results file or a field a figure needs is missing;
-  - docs/results/NAME.md differs from what runs-md renders from NAME.json.
+  - docs/results/NAME.md differs from what runs-md renders from NAME.json;
+  - with --strict (or STRICT of bench/analysis/figure_provenance.py): a
+    quote from a results file whose series_sha is not today's series tree,
+    in a sentence that does not name the file (without --strict, each such
+    quote is listed, "stale quote", and does not fail).
 Nothing is skipped silently: every scanned file is checked, and EXEMPT names
 each file left out with its reason.  What the scan cannot see: a number
 written without a unit ("the waits rose from 291 to 994"), or spelled out
@@ -38,6 +42,7 @@ import re
 import sys
 
 import runs_md
+from figure_provenance import STRICT, Rule
 from figure_defs import FIGS, HERE, Missing, Results
 from figure_quotes import CONSTS, EXEMPT, QUOTES, SCANNED
 
@@ -75,11 +80,14 @@ def values(R):
     return vals, problems
 
 
-def check(root):
+def check(root, strict=STRICT):
+    """(problems, the files checked, notes): notes are the stale quotes when
+    not strict, and the bases the series_sha rule skipped."""
     R = Results(root)
     vals, problems = values(R)
     files = scanned_files(root)
     used = set()
+    rule, stale = Rule(root), {}
     for path in files:
         with open(os.path.join(root, path), encoding="utf-8") as f:
             text = norm(message(path, f.read()))
@@ -99,6 +107,8 @@ def check(root):
                     break
                 found = True
                 covered[i:i + len(quote)] = [True] * len(quote)
+                for name, why in rule.refusals(text, i, i + len(quote), names):
+                    stale.setdefault((path, name, why), []).append(quote)
                 start = i + 1
             if not found:
                 problems.append("%s: the results give \"%s\", not in the text" % (path, quote))
@@ -117,7 +127,13 @@ def check(root):
         if name not in used and name in vals:
             problems.append("figure %s is quoted nowhere: remove it" % name)
     problems += runs_md_check(root)
-    return problems, files
+    for (path, name, why), quotes in sorted(stale.items()):
+        (problems if strict else rule.notes).append(
+            "%s: %d quote(s) from %s (%s) in sentences that do not name it, e.g. \"%s\""
+            % (path, len(quotes), name, why, quotes[0][:60]) if strict else
+            "stale quote: %s: %d quote(s) from %s (%s), the file not named in the sentence"
+            % (path, len(quotes), name, why))
+    return problems, files, rule.notes
 
 
 def runs_md_files(root):
@@ -188,10 +204,12 @@ def main(argv):
             with open(md, "w", encoding="utf-8") as f:
                 f.write(runs_md_render(path, title))
         return 0
-    if args[1:]:
-        print("figures.py: check takes only --root DIR", file=sys.stderr)
+    if args[1:] not in ([], ["--strict"]):
+        print("figures.py: check takes only --strict and --root DIR", file=sys.stderr)
         return 2
-    problems, files = check(root)
+    problems, files, notes = check(root, STRICT or args[1:] == ["--strict"])
+    for p in notes:
+        print("figures.py: " + p)
     for p in problems:
         print("figures.py: " + p, file=sys.stderr)
     print("figures.py: %d files checked, %d quotes, %d problems" % (len(files), len(QUOTES), len(problems)))

@@ -6,7 +6,9 @@ Every figure the texts quote must be the one the committed results give.
 On the repository the check must pass; on a scratch copy, each way a
 figure can go wrong must fail it: a quoted figure edited by hand, a figure
 typed in without a quote, a results file that changes under the texts or
-goes missing, a rendered table of every run edited by hand.  KTAP output.
+goes missing, a rendered table of every run edited by hand, a quote from a
+results file whose series_sha is not today's series tree (unless its
+sentence names the file).  KTAP output.
 """
 import json
 import os
@@ -27,9 +29,9 @@ K = Ktap()
 result = K.result
 
 
-def check(root):
-    p = subprocess.run([sys.executable, os.path.join(root, "bench", "analysis", "figures.py"), "check"],
-                       capture_output=True, text=True)
+def check(root, *opts):
+    p = subprocess.run([sys.executable, os.path.join(root, "bench", "analysis", "figures.py"), "check"]
+                       + list(opts), capture_output=True, text=True)
     return p.returncode, p.stdout + p.stderr
 
 
@@ -49,6 +51,49 @@ def first_file(root, pattern):
     import glob
     hits = sorted(glob.glob(os.path.join(root, pattern)))
     return hits[0] if hits else None
+
+
+def series_sha_rule():
+    """A results file measured on another series tree: its quotes fail
+    check --strict until their sentence names the file (the scratch copy
+    gets scripts/lib.sh and build/7.3/linux for applied_tree)."""
+    name = figure_defs.SOURCES["WT"][0]
+    what = "a quote from %s with another series_sha" % name
+    linux = os.path.join(TOP, "build", "7.3", "linux")
+    if not os.path.isdir(os.path.join(linux, ".git")):
+        result(True, "%s fails, naming it passes # SKIP no build/7.3/linux (make tree)" % what)
+        return
+    d = scratch()
+    try:
+        shutil.copytree(os.path.join(TOP, "scripts"), os.path.join(d, "scripts"))
+        os.makedirs(os.path.join(d, "build", "7.3"))
+        os.symlink(linux, os.path.join(d, "build", "7.3", "linux"))
+        path = os.path.join(d, "docs", "results", name)
+        rows = json.load(open(path))
+        for r in rows:
+            if (r.get("provenance") or {}).get("series_sha"):
+                r["provenance"]["series_sha"] = "0" * 40
+        with open(path, "w") as f:
+            f.write(json.dumps(rows, indent=1))
+        refusal = "patches/cover-letter-3.txt: 2 quote(s) from %s (series_sha 000000000000" % name
+        rc, out = check(d, "--strict")
+        result(rc == 1 and refusal in out, "%s fails check --strict" % what, out)
+        rc, out = check(d)
+        result(rc == 0 and "stale quote: " + refusal in out,
+               "without --strict it is listed as a stale quote", out)
+        cl3 = os.path.join(d, "patches", "cover-letter-3.txt")
+        text = open(cl3).read()
+        caption = "at the default, knob 1 and the fraction:"
+        result(text.count(caption) == 1, "cover letter 3 has the caption of the TCG workloads table",
+               caption)
+        with open(cl3, "w") as f:
+            f.write(text.replace(caption, caption[:-1] + " (docs/results/%s):" % name))
+        rc, out = check(d, "--strict")
+        result("files checked" in out and name not in out,
+               "naming the file in the sentence and the caption makes them pass",
+               out)
+    finally:
+        shutil.rmtree(d)
 
 
 def main():
@@ -126,6 +171,7 @@ def main():
     finally:
         shutil.rmtree(d)
 
+    series_sha_rule()
     rc = subprocess.run([sys.executable, os.path.join(TOP, "bench", "analysis", "figures.py"), "bogus"],
                         capture_output=True).returncode
     result(rc == 2, "a bad command line is status 2")
