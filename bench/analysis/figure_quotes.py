@@ -47,6 +47,21 @@ CONSTS = [
      "cited from his RFC (20241126095138.1832464-1-claudiu.beznea.uj@bp.renesas.com)"),
     (P4, "takes ~14 minutes while", "Claudiu Beznea's RFC, quoted"),
     (P4, "it takes ~10 minutes", "Claudiu Beznea's RFC, quoted"),
+    # sizes: of pages, of the guests and loads we run, of the harness's disk,
+    # and of other people's machines, cited
+    ("*", "with 4 KiB pages", "the x86 page size, a constant"),
+    ("*", "with 64 KiB pages", "the arm64 64K-page configuration, a constant"),
+    ("*", "with batch 63 and 4 KiB pages, 2 PiB per CPU", "zone_highsize()'s arithmetic on the code"),
+    ("*", "2 vCPUs and 4 GiB each", "the guests' memory, a parameter of scripts/vm"),
+    ("*", "2 vCPUs unless said, 4 GiB)", "the guests' memory, a parameter of scripts/vm"),
+    ("*", "2 vCPUs, 4 GiB.", "the guests' memory, a parameter of scripts/vm"),
+    ("docs/harness.md", "~2 GiB unpacked base, ~2 GiB `linux/` (git), ~0.5 GiB per guest kernel",
+     "the harness's disk use, no measurement of a kernel"),
+    ("docs/harness.md", "(~3 GiB). ccache (5 GiB)", "the harness's disk use and ccache's size setting"),
+    ("patches/*0005-selftests-*.patch", "unmapping 32 MiB twice", "the kselftest's load, a parameter"),
+    ("patches/*", "(256 CPUs, 1 TB,", "Yafang Shao's machine, cited from his report"),
+    ("patches/6.12/*", "processes of ~6 GB each", "Yafang Shao's workload, cited from his report"),
+    (P4, "RZ/G3S (1 GiB,", "Claudiu Beznea's board, cited from his RFC"),
 ]
 
 # Sentences that 0003's changelog and cover letter 3 share.

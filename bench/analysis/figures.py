@@ -14,8 +14,9 @@ committed results file (docs/results/*.json), ranges over ALL its runs.
 check fails (status 1, one line per problem) when
   - a quote, filled in from the results, is not in its file (a figure
     edited by hand, a stale text after a new run, a reworded sentence);
-  - a number with a unit of measure (ns, us, ms, %, x, pages/s, ...) in a
-    scanned file is covered by no quote and by no CONSTS entry (a figure
+  - a number with a unit of measure (ns, us, ms, s, %, per cent, x, times,
+    pages, pages/s, MiB, MB/s, ops/s, cycles, ...), or a "from N to N", in
+    a scanned file is covered by no quote and by no CONSTS entry (a figure
     typed in);
   - a results file or a field a figure needs is missing;
   - docs/results/NAME.md differs from what runs-md renders from NAME.json;
@@ -25,8 +26,9 @@ check fails (status 1, one line per problem) when
     quote is listed, "stale quote", and does not fail).
 Nothing is skipped silently: every scanned file is checked, and EXEMPT names
 each file left out with its reason.  What the scan cannot see: a number
-written without a unit ("the waits rose from 291 to 994"), or spelled out
-("twice"): keep figures in sentences with their unit, or in a quote.
+written without a unit outside "from N to N" ("the waits rose to 994"), or
+spelled out ("twice"): keep figures in sentences with their unit, or in a
+quote.
 
 show prints every figure with its value (what to paste into a text).
 runs-md writes docs/results/NAME.md, every run of NAME.json as tables
@@ -49,7 +51,9 @@ from figure_quotes import CONSTS, EXEMPT, QUOTES, SCANNED
 UNIT = re.compile(r"(?<![\w.+-])[-+]?\d[\d,.]*(?:\s*(?:-|to|and|,|/)\s*[-+]?\d[\d,.]*)*\s*"
                   r"(?:ns|us|µs|μs|ms|s|secs?|seconds?|[mu]secs?|microseconds?|milliseconds?|"
                   r"min|minutes?|hours?|%|percent|x|×|times|pages/s|/s|[KMG]iB/s|instructions|"
-                  r"pages|waits|calls|holds|runs|reps|repetitions)(?![\w])")
+                  r"pages|waits|calls|holds|runs|reps|repetitions|per cent|[KMGTP]i?B|MB/s|"
+                  r"ops/s|cycles)(?![\w])"
+                  r"|\bfrom\s+[-+]?\d[\d,.]*\s+to\s+[-+]?\d[\d,.]*")
 
 
 def norm(text):

@@ -132,7 +132,8 @@ def main():
         shutil.rmtree(d)
 
     for typed in ("12.3 ms", "3.5 times", "250 microseconds", "12 percent", "700 pages",
-                  "994 waits", "2.3 seconds"):
+                  "994 waits", "2.3 seconds", "64 MiB", "80 MB/s", "300 ops/s", "12 cycles",
+                  "5 per cent", "from 291 to 994"):
         d = scratch()
         try:
             with open(os.path.join(d, "docs", "series.md"), "a") as f:
