@@ -8,7 +8,9 @@ DIR: the one analysis pass of a bench/run output folder.  Writes
 DIR/results.json once: the scenario rows and regression probes
 (bench/analysis/results.py), the instruments' rows
 (bench/analysis/compare.py) and the workloads' rows
-(bench/analysis/workloads.py, also DIR/workloads.md); with --model then
+(bench/analysis/workloads.py, also DIR/workloads.md), each row with the
+"provenance" of its boot folder (provenance.json and uname.txt of
+raw/KERNEL/ or icount/raw/KERNEL/, by its timing); with --model then
 runs bench/model/model.py (DIR/model.json, model.md; beside the run's
 tcg rows); then writes DIR/report.md (the tables of
 bench/analysis/tables.py, the histograms, model.md when there is one,
