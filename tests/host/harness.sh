@@ -92,6 +92,16 @@ test_scripts_reject_bad_usage() {
 			{ echo "'$cmd' printed more than one line: $err"; return 1; }
 	done
 	expect_status 66 scripts/vm --kernel /nonexistent/bzImage -- true 2>/dev/null
+	# scripts/hw-run on a kernel without the knob (the host's, as a rule):
+	# exit 4, one line naming patch 0003
+	if [ ! -e /proc/sys/vm/pcp_batch_scale_max ]; then
+		err=$(expect_status 4 scripts/hw-run 2>&1 >/dev/null) || { echo "$err"; return 1; }
+		case $err in
+		*'patch 0003'*) [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] ||
+			{ echo "scripts/hw-run without the knob printed more than one line: $err"; return 1; } ;;
+		*) echo "scripts/hw-run without the knob: '$err' names no patch 0003"; return 1 ;;
+		esac
+	fi
 }
 
 # model_checks DIR: bench/model/model.py --check into DIR: every CPU count x
