@@ -14,6 +14,8 @@ SCANNED = ["README.md", "docs/*.md", "docs/experiments/*.md", "patches/*.txt",
 EXEMPT = {
     "docs/check-times.md": "how long make check takes: the harness's own timings, from its "
                            "logs, no measurement of a kernel",
+    "docs/mutants.md": "what tests/mutants printed (each check's own failing line on a "
+                       "deliberately broken kernel), written by its --doc; no figure of the series",
     "docs/model.md": "the paper model's parameters (bench/model/model_sim.py), no measurement; its "
                      "measured anchors are in docs/results/7.3.md",
 }
