@@ -124,7 +124,7 @@ QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [(CL3, t) for t in SHAR
     (CL3, "from bench/micro lock (a lock cmpxchg and a release store around an increment, in "
           "user space): {lock_cost}: at those prices"),
     (CL3, "At its defaults the series costs nothing measurable in the regression probes "
-          "(icount, each run; in brackets the series' time per operation against unpatched's, + = "
+          "(2026-12-03-probes-icount.json; icount, each run; in brackets the series' time per operation against unpatched's, + = "
           "slower): {default_cost}."),
     (P5, "{hf_cost}"),
     (P5, "guest time counts instructions executed; {p_reps} runs each, one kernel, every setting in "
@@ -133,3 +133,24 @@ QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [(CL3, t) for t in SHAR
     ("patches/6.12/0003-*.patch", "the largest bulk free moved {s612_free_pages}"),
     ("README.md", "{knob_vs_fraction}"),
 ]
+
+# Qualitative claims that rest on a measurement (issue 38, 5): wherever one
+# of these is said, its sentence names the table it rests on: a results
+# file (NAME.json, NAME.md) or a table of the text ("the table above",
+# "Table: ...").  Lower case, whitespace collapsed; regular expressions.
+QUALITATIVE = [
+    r"no (?:extra|more|additional) instructions",
+    r"(?:no|not) (?:slower|faster)\b",
+    r"as fast as",
+    r"costs? nothing",
+    r"nothing measurable",
+    r"no (?:measurable|visible|significant) (?:cost|difference|change|effect|regression)",
+    r"no regression\\b(?! probes)",
+    r"within (?:the )?(?:noise|spread|runs' spread)",
+    r"beyond the runs' spread",
+    r"cannot tell the settings apart",
+    r"showed no cost",
+]
+# What names a table in a sentence.
+NAMES_TABLE = r"\b[\w.-]+\.(?:json|md)\b|\btables?\b"
+

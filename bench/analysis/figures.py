@@ -20,6 +20,10 @@ check fails (status 1, one line per problem) when
     typed in);
   - a results file or a field a figure needs is missing;
   - docs/results/NAME.md differs from what runs-md renders from NAME.json;
+  - a qualitative claim resting on a measurement (QUALITATIVE of
+    bench/analysis/figure_quotes.py: "no extra instructions", "no slower",
+    "nothing measurable", ...) in a sentence that names no table (a
+    results file NAME.json or NAME.md, or the word "table");
   - with --strict (or STRICT of bench/analysis/figure_provenance.py): a
     quote from a results file whose series_sha is not today's series tree,
     in a sentence that does not name the file (without --strict, each such
@@ -46,7 +50,7 @@ import sys
 import runs_md
 from figure_provenance import STRICT, Rule
 from figure_defs import FIGS, HERE, Missing, Results
-from figure_quotes import CONSTS, EXEMPT, QUOTES, SCANNED
+from figure_quotes import CONSTS, EXEMPT, NAMES_TABLE, QUALITATIVE, QUOTES, SCANNED
 
 UNIT = re.compile(r"(?<![\w.+-])[-+]?\d[\d,.]*(?:\s*(?:-|to|and|,|/)\s*[-+]?\d[\d,.]*)*\s*"
                   r"(?:ns|us|µs|μs|ms|s|secs?|seconds?|[mu]secs?|microseconds?|milliseconds?|"
@@ -82,6 +86,29 @@ def values(R):
         except Missing as e:
             problems.append("figure %s: %s" % (name, e))
     return vals, problems
+
+
+def sentence(text, start, end):
+    """The sentence of text around [start, end): from the end of the one
+    before (". ", "; " do not end it) to the end of its own."""
+    a = max(text.rfind(". ", 0, start), text.rfind(".) ", 0, start))
+    b = text.find(". ", end)
+    return text[a + 2 if a >= 0 else 0:b + 1 if b >= 0 else len(text)]
+
+
+def unsupported_claims(path, text):
+    """Problems: each qualitative claim whose sentence names no table."""
+    problems = []
+    for pat in QUALITATIVE:
+        for m in re.finditer(pat, text, re.I):
+            if text[m.start() - 1:m.start()] in "\"“":
+                continue  # a phrase quoted, not claimed
+            s = sentence(text, m.start(), m.end())
+            if not re.search(NAMES_TABLE, s, re.I):
+                problems.append("%s: \"%s\" rests on a measurement: name the table it rests on "
+                                "(a results file NAME.json or NAME.md, or \"the table above\") in "
+                                "its sentence \"%s\"" % (path, m.group(0), s[:160]))
+    return problems
 
 
 def check(root, strict=STRICT):
@@ -121,6 +148,7 @@ def check(root, strict=STRICT):
                 lit = norm(literal)
                 for m in re.finditer(re.escape(lit), text):
                     covered[m.start():m.end()] = [True] * (m.end() - m.start())
+        problems += unsupported_claims(path, text)
         for m in UNIT.finditer(text):
             if not all(covered[m.start():m.end()]):
                 ctx = text[max(0, m.start() - 40):m.end() + 20]

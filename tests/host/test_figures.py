@@ -8,7 +8,9 @@ figure can go wrong must fail it: a quoted figure edited by hand, a figure
 typed in without a quote, a results file that changes under the texts or
 goes missing, a rendered table of every run edited by hand, a quote from a
 results file whose series_sha is not today's series tree (unless its
-sentence names the file).  KTAP output.
+sentence names the file), a qualitative claim that rests on a
+measurement ("no extra instructions") in a sentence naming no table.
+KTAP output.
 """
 import json
 import os
@@ -141,6 +143,26 @@ def main():
             rc, out = check(d)
             result(rc == 1 and typed in out, "a figure typed in without a quote fails (%s)" % typed,
                    out)
+        finally:
+            shutil.rmtree(d)
+
+    # a qualitative claim that rests on a measurement: it fails without a
+    # table named in its sentence, passes with one, and a phrase quoted
+    # (someone's words discussed) is no claim
+    for claim, named, ok in (("The knob costs no extra instructions.", "", False),
+                             ("At knob 0 the refill is no slower than the default.", "", False),
+                             ("The series costs nothing measurable in the probes.", "", False),
+                             ("The knob costs no extra instructions in the table above.", "", True),
+                             ("At knob 0 it is no slower", " (7.3.json).", True),
+                             ("The old text said \"no slower\" without a source.", "", True)):
+        d = scratch()
+        try:
+            with open(os.path.join(d, "docs", "series.md"), "a") as f:
+                f.write("\n%s%s\n" % (claim, named))
+            rc, out = check(d)
+            got = "rests on a measurement" not in out
+            result(got == ok and (rc == 0) == ok, "a qualitative claim %s: %s%s"
+                   % ("passes" if ok else "naming no table fails", claim, named), out)
         finally:
             shutil.rmtree(d)
 
