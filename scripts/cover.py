@@ -10,7 +10,10 @@ by bench/analysis/figures.py (make check).  fill writes COVER into OUTGOING, a
 cover letter of git format-patch --cover-letter (*** SUBJECT HERE *** /
 *** BLURB HERE ***), and puts each TRAILER line (prerequisite-patch-id:
 ...) after the shortlog, before the signature, where format-patch --base
-puts them.
+puts them.  Each @HARNESS_URL@ of COVER becomes the harness's public
+address, the environment's HARNESS_URL (scripts/series sets it); without
+one it reads "<the harness's address: set HARNESS_URL>", and make series
+writes a dry run only.
 
 Exit status: 0 done, 1 OUTGOING is no format-patch cover letter, 2 usage.
 """
@@ -27,6 +30,8 @@ def fill(cover_path, outgoing, trailers, prog="cover"):
         print("%s: %s is not a format-patch cover letter" % (prog, outgoing), file=sys.stderr)
         return 1
     text = text.replace("*** SUBJECT HERE ***", subject.strip())
+    url = os.environ.get("HARNESS_URL") or "<the harness's address: set HARNESS_URL>"
+    body = body.replace("@HARNESS_URL@", url)
     text = text.replace("*** BLURB HERE ***", body.strip("\n"))
     if trailers:
         head, sep, sig = text.rpartition("\n-- \n")
