@@ -16,7 +16,7 @@ endif
 all: bench
 
 help:
-	@echo 'make [TARGET] [BASE=7.3|6.12] [VARIANT=patched|base|debug|tracers]   (BASE: 7.3 = mainline, the default; 6.12 = the backport)'
+	@echo 'make [TARGET] [BASE=7.3|6.12] [VARIANT=patched|base|debug|tracers|rt]   (BASE: 7.3 = mainline, the default; 6.12 = the backport)'
 	@echo '  bench         (= make, make demo) the benchmark: both kernels, every setting -> build/BASE/report/'
 	@echo '  check         the test suite CI runs (tests/run; tests/run -l lists, -t NAME runs one)'
 	@echo '  check-full    check + the slow tier: debug kernel, build matrix, mm selftests, bisect builds'
