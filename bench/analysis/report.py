@@ -8,7 +8,8 @@ DIR: the one analysis pass of a bench/run output folder.  Writes
 DIR/results.json once: the scenario rows and regression probes
 (bench/analysis/results.py), the instruments' rows
 (bench/analysis/compare.py) and the workloads' rows
-(bench/analysis/workloads.py, also DIR/workloads.md), each row with the
+(bench/analysis/workloads.py, also DIR/workloads.md), the rlat and frag
+instruments' rows (bench/analysis/refill_harm.py), each row with the
 "provenance" of its boot folder (provenance.json and uname.txt of
 raw/KERNEL/ or icount/raw/KERNEL/, by its timing); with --model then
 runs bench/model/model.py (DIR/model.json, model.md; beside the run's
@@ -30,6 +31,7 @@ import statistics
 import sys
 
 import compare
+import refill_harm
 import settings
 import workloads
 from plots import plots
@@ -275,6 +277,7 @@ def report(dirname, with_model=False):
     res = [{k: v for k, v in c.items() if not k.startswith("_")} for c in cases] + micro
     wl = workloads.rows(dirname)
     rows = res + compare.instrument_rows(dirname, res) + wl
+    rows += refill_harm.rows(dirname)
     for r in rows:
         r["provenance"] = provenance(boot_folder(dirname, r))
     write(os.path.join(dirname, "results.json"), json.dumps(rows, indent=1))
@@ -287,6 +290,9 @@ def report(dirname, with_model=False):
     md = intro(raw, bases, cases[0] if cases else {}) + tables_md(res, text, bases) + \
         histograms_md(cases) + model_md(dirname) + ["![%s](%s)\n" % (png, png) for png in made]
     body = "\n".join(md).rstrip("\n") + "\n\n" + compare.section(rows)
+    harm = refill_harm.section(rows)
+    if harm:
+        body += "\n" + "\n".join(harm) + "\n"
     if wl:
         wmd = "\n".join(workloads.section(wl)) + "\n"
         write(os.path.join(dirname, "workloads.md"), wmd)

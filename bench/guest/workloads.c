@@ -265,6 +265,25 @@ static void lru_file_mmap_read(const struct opts *o, long hold_mib, long frag_mi
 }
 
 /*
+ * hold-fragments: -F MIB of unmovable pages with holes (hold_fragment), held
+ * until a signal ends the process, which frees them.  One line once they are
+ * in place: bench/guest/guest-run's frag instrument refills while they are.
+ */
+static void __attribute__((noreturn)) fragments_hold(long frag_mib)
+{
+	static struct hold h;
+	struct rlimit nofile = { 16384, 16384 };
+
+	setrlimit(RLIMIT_NOFILE, &nofile);
+	hold_fragment(&h, frag_mib);
+	printf("{\"probe\": \"hold-fragments\", \"fragment_mib\": %ld, \"pipes\": %d}\n",
+	       frag_mib, h.nr_pipes / 2);
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
+/*
  * vm-scalability case-anon-w-seq, and Yafang Shao's reproducer.
  *
  * anon-w-seq imitates: usemem -n NR_CPU (MEMORY / NR_CPU / 2): one process
@@ -325,7 +344,9 @@ static void __attribute__((noreturn)) usage(int status)
 		"  anon-w-seq          -n processes write -s MiB in all (default half of\n"
 		"            MemTotal), -l times (default 1)\n"
 		"  mmap-write-unmap    -n processes map, write and unmap -s MiB each\n"
-		"            (default 1024), -l times (default 3)\n",
+		"            (default 1024), -l times (default 3)\n"
+		"  hold-fragments      -F MIB (at least 1) fragmented and held until a\n"
+		"            signal ends it; one line once in place\n",
 		myname);
 	exit(status);
 }
@@ -400,6 +421,12 @@ int main(int argc, char **argv)
 		}
 		o.loops = o.loops ?: 1;
 		anon_writers(w, &o, ((size_t)o.mib << 20) / o.tasks);
+	} else if (!strcmp(w, "hold-fragments")) {
+		if (frag_mib < 1) {
+			fprintf(stderr, "%s: hold-fragments wants -F MIB, at least 1\n", myname);
+			return 2;
+		}
+		fragments_hold(frag_mib);
 	} else if (!strcmp(w, "mmap-write-unmap")) {
 		o.mib = o.mib ?: 1024;
 		o.loops = o.loops ?: 3;

@@ -136,3 +136,70 @@ def write(out, kernels):
             for i, label in enumerate(patched) for r in range(3)])
     with open(os.path.join(out, "icount", "raw", "sweep", "env.txt"), "w") as f:
         f.write("fake\n7.3.4-fake\n")
+
+
+def _map(path, data):
+    _lines(path, [{"type": "map", "data": data}])
+
+
+def refill_instruments(d, labels):
+    """bench/guest/guest-run's rlat and frag outputs in the boot folder D, for
+    LABELS, with figures known to tests/host/test_refill_harm.py: per label
+    (i its place) refill calls 6 x [2048, 4096) + 4 x [65536, 131072) ns,
+    418000 ns in all (avg 41800), max 120000 + i; holds 99 x [1024, 2048) +
+    1 x [32768, 65536) ns, 198500 ns, max 50000 (avg 1.985 us, p99 2.048
+    us); cyclictest 2 runs of 990 x 10 us, 9 x 50 us, 1 x (400 - i, 300) us;
+    frag: as is 10 holds, 640 pages, 64000 ns (100 ns/page), max 8000 ns,
+    extfrag 0 + 0; fragmented 10 holds, 640 pages, 640000 ns (1000
+    ns/page), max 200000 ns, extfrag 5000 + 7000; pagetypeinfo before and
+    after (order-0 blocks 100 -> 90000)."""
+    lat, holds, frag = {}, {}, {}
+    os.makedirs(os.path.join(d, "frag"), exist_ok=True)
+    for i, label in enumerate(labels):
+        st = {"pcp_batch_scale_max": 5 - i}
+        _lines(os.path.join(d, "refill-rlat.jsonl"),
+               [{"settings": st, "label": label + suf, "storm_ms": 2000.0,
+                 "refill_mib_s": 100.0 + i + r} for suf in (".y", ".t") for r in (0, 2)])
+        k = "s:%s.t" % label
+        _merge(lat, {"@refill_ns": {k: [{"min": 2048, "max": 4095, "count": 6},
+                                        {"min": 65536, "max": 131071, "count": 4}]},
+                     "@refill_sum_ns": {k: 418000}, "@refills": {k: 10},
+                     "@refill_max_ns": {k: 120000 + i}})
+        _merge(holds, {"@hold_ns": {k: [{"min": 1024, "max": 2047, "count": 99},
+                                        {"min": 32768, "max": 65535, "count": 1}]},
+                       "@hold_sum_ns": {k: 198500}, "@holds": {k: 100}, "@hold_max_ns": {k: 50000},
+                       "@hold_pages": {k: 6300}, "@hold_max_pages": {k: 63}})
+        os.makedirs(os.path.join(d, "rt"), exist_ok=True)
+        with open(os.path.join(d, "rt", label + ".y.hist"), "a") as f:
+            for mx in (400 - i, 300):
+                f.write("# Histogram\n000010 990\n000050 000009\n%06d 000001\n" % mx +
+                        "# Total: 000001000\n# Min Latencies: 00003\n# Avg Latencies: 00011\n"
+                        "# Max Latencies: %05d\n# Histogram Overflows: 00000\n"
+                        "# Histogram Overflow at cycle number:\n# Thread 0:\n" % mx)
+        for suf, tot, mx, ext in ((".n", 64000, 8000, (0, 0)), (".f", 640000, 200000, (5000, 7000))):
+            k = "s:" + label + suf
+            _merge(frag, {"@hold_ns": {k: [{"min": 4096, "max": 8191, "count": 10}]},
+                          "@hold_sum_ns": {k: tot}, "@holds": {k: 10}, "@hold_max_ns": {k: mx},
+                          "@hold_pages": {k: 640}, "@hold_max_pages": {k: 64}})
+            _lines(os.path.join(d, "refill-frag.jsonl"),
+                   [{"settings": st, "label": label + suf, "storm_ms": 2000.0,
+                     "refill_mib_s": 50.0 + r} for r in (0, 1)])
+            with open(os.path.join(d, "frag", label + suf + ".extfrag"), "a") as f:
+                for n in ext:
+                    f.write("# started on Fri Dec  4 20:00:00 2026\n\n"
+                            "%d,,kmem:mm_page_alloc_extfrag,2001234,100.00,,\n" % n)
+        for when, o0, mov in (("before", 100, 500000), ("after", 90000, 3000)):
+            with open(os.path.join(d, "frag", "%s.pagetypeinfo.%s" % (label, when)), "a") as f:
+                for _ in range(2):
+                    f.write("=== %s\nPage block order: 9\nPages per block:  512\n\n"
+                            "Free pages count per migrate type at order       0      1      2\n"
+                            "Node    0, zone    DMA32, type    Unmovable %6d      0      0\n"
+                            "Node    0, zone    DMA32, type      Movable      0      0 %6d\n"
+                            "\nNumber of blocks type     Unmovable      Movable  Reclaimable\n"
+                            "Node 0, zone    DMA32            %d          900            4\n"
+                            % (label, o0, mov // 4, 10 if when == "before" else 400))
+        with open(os.path.join(d, "frag", label + ".hugepages"), "a") as f:
+            f.write("%s asked 1400 got 1390\n%s asked 1400 got 1380\n" % (label, label))
+    _map(os.path.join(d, "rlat-lat.json"), lat)
+    _map(os.path.join(d, "rlat-hold.json"), holds)
+    _map(os.path.join(d, "frag.json"), frag)
