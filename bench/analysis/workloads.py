@@ -15,23 +15,45 @@ bench/analysis/tables.py's comparison table labels every micro: row
 "def"), with "setting", "value" {unit, median, spread_pct, runs}, "cpu_ms",
 and per workload: "extfrag" {median, runs} (lru-file-mmap-read,
 anon-w-seq), "real_s"/"user_s"/"sys_s" with their coefficient of variation
-(kbuild), "refill_lat" (the traced mmap-write-unmap: refills, p50/p99/max
+(kbuild), "metrics" (net: iperf3 over lo; bonnie: the bonnie++ proxy's
+per-phase rates; each {unit, median, mean, spread_pct, cv_pct, runs},
+runs without nulls: bonnie++'s "+++++" is a phase too quick to time),
+"vs_def" (every setting but def: the change % of the value's and each
+metric's median against the same kernel's def row), "refill_lat" (the
+traced mmap-write-unmap: refills, p50/p99/max
 us from the log2 histogram, conservative as bench/analysis/report.py's).  Rows
 from DIR/raw/KERNEL/workloads-traced.jsonl (the runs under
 bench/guest/refill-lat.bt) are named NAME-traced.  section(rows) is
 DIR/workloads.md, which ends report.md: the rows in mmtests compare form
 (unpatched, then each setting of the patched kernel, medians with spread
-and change %) and the kbuild table in Joshua Hahn's form (real, user, sys:
-mean, coefficient of variation, delta %).
+and change %), the kbuild table in Joshua Hahn's form (real, user, sys:
+mean, coefficient of variation, delta %) and, per timing and kernel, every
+workload's metrics against that kernel's default in the same form (metric,
+default, then per setting median, delta %, CoV).
 """
 import os
 import statistics
 import sys
 
+import settings
 from results import base_of, bpf_maps, dir_arg, jsonl
 from stats import exceeds, hist_upper, spread_pct
 
 SOURCE = "bench/guest/workloads-run"
+
+# The extra metrics of a workload line beyond its "value" (the unit says
+# which way is better: s lower, the rest higher), in table order.  bonnie
+# runs bonnie++ -f: its per-character phases (seq_*_chr_kps) stay null.
+METRICS = {
+    "net": [("sent_gbit_s", "Gbit/s"), ("retransmits", "count"),
+            ("cpu_client_pct", "% CPU"), ("cpu_server_pct", "% CPU")],
+    "bonnie": [("seq_out_block_kps", "K/s"), ("seq_rewrite_kps", "K/s"),
+               ("seq_in_block_kps", "K/s"), ("seeks_ps", "/s"),
+               ("seq_create_ps", "/s"), ("seq_read_ps", "/s"), ("seq_delete_ps", "/s"),
+               ("ran_create_ps", "/s"), ("ran_read_ps", "/s"), ("ran_delete_ps", "/s")],
+}
+# What a metric's row says in the tables
+LABELS = {"net": "net (iperf3 over lo, received)", "bonnie": "bonnie proxy: wall time"}
 
 
 def cv_pct(runs):
@@ -42,8 +64,33 @@ def cv_pct(runs):
 
 
 def summary(runs):
+    if not runs:
+        return {"median": None, "mean": None, "spread_pct": None, "cv_pct": None, "runs": []}
     return {"median": statistics.median(runs), "mean": statistics.mean(runs),
             "spread_pct": spread_pct(runs), "cv_pct": cv_pct(runs), "runs": runs}
+
+
+def delta_pct(x, ref):
+    """The change of X against REF in %; None where either is unknown."""
+    if x is None or not ref:
+        return None
+    return (x - ref) / ref * 100
+
+
+def add_vs_def(rows):
+    """Each row but def: "vs_def", the change % of its value's and
+    metrics' medians against the def row of its timing and kernel."""
+    refs = {(r["timing"], r["kernel"], r["workload"].split(":", 1)[1]): r
+            for r in rows if r["setting"] == "def"}
+    for r in rows:
+        ref = refs.get((r["timing"], r["kernel"], r["workload"].split(":", 1)[1]))
+        if r["setting"] == "def" or ref is None:
+            continue
+        v = {"value": delta_pct(r["value"]["median"], ref["value"]["median"])}
+        for k, m in r.get("metrics", {}).items():
+            v[k] = delta_pct(m["median"], ref.get("metrics", {}).get(k, {}).get("median"))
+        r["vs_def"] = v
+    return rows
 
 
 def refill_lat(raw, kernel, label):
@@ -95,6 +142,10 @@ def rows_of(raw, timing):
             ext = [r["extfrag"] for r in rs if r.get("extfrag") is not None]
             if ext:
                 row["extfrag"] = {"median": statistics.median(ext), "runs": ext}
+            if rs[0]["probe"] in METRICS:
+                row["metrics"] = {k: dict(unit=unit, **summary(
+                    [r[k] for r in rs if r.get(k) is not None]))
+                    for k, unit in METRICS[rs[0]["probe"]]}
             if rs[0]["probe"] == "kbuild":
                 for k in ("user_s", "sys_s"):
                     row[k] = summary([r[k] for r in rs])
@@ -106,7 +157,7 @@ def rows_of(raw, timing):
                 if lat:
                     row["refill_lat"] = lat
             out.append(row)
-    return out
+    return add_vs_def(out)
 
 
 def fmt(x, nd=1):
@@ -173,6 +224,63 @@ def hahn_table(rows):
     return out
 
 
+def cov_cell(s):
+    return "-" if s.get("cv_pct") is None else "%.2f%%" % s["cv_pct"]
+
+
+def settings_table(rows):
+    """Every workload's metrics against its kernel's default, per timing
+    and kernel, as mmtests compare and Joshua Hahn's kbuild table give
+    them: one row per metric; the default's median and CoV, then per
+    setting its median, delta % ('*' beyond the larger spread) and CoV."""
+    order = settings.labels()
+    out = []
+    for timing in sorted({r["timing"] for r in rows}):
+        for kernel in ("base", "patched"):
+            rs = [r for r in rows if r["timing"] == timing and r["kernel"] == kernel
+                  and not r.get("traced")]
+            labels = sorted({r["setting"] for r in rs},
+                            key=lambda s: (s != "def", order.index(s) if s in order else 99, s))
+            if "def" not in labels or len(labels) < 2:
+                continue
+            names = sorted({r["workload"].split(":", 1)[1] for r in rs})
+            reps = sorted({r["reps"] for r in rs})
+            n = str(reps[0]) if len(reps) == 1 else "%d-%d" % (reps[0], reps[-1])
+            out += ["", "### Against the default: %s kernel, %s timing, n = %s runs per setting"
+                    % ("unpatched" if kernel == "base" else "patched", timing, n), "",
+                    "| metric | unit | def | def CoV | " + " | ".join(
+                        "%s | %s delta | %s CoV" % (s, s, s) for s in labels[1:]) + " |",
+                    "|---" * (4 + 3 * (len(labels) - 1)) + "|"]
+            for name in names:
+                by = {r["setting"]: r for r in rs if r["workload"].split(":", 1)[1] == name}
+                if "def" not in by:
+                    continue
+                probe = name.split("-x")[0]
+                keys = [("value", by["def"]["value"]["unit"])] + METRICS.get(probe, [])
+                for k, unit in keys:
+                    label = LABELS.get(probe, name) if k == "value" else "%s %s" % (probe, k)
+                    ref = by["def"]["value"] if k == "value" else by["def"]["metrics"][k]
+                    cells = [label, unit, fmt(ref["median"], 2), cov_cell(ref)]
+                    for s in labels[1:]:
+                        r = by.get(s)
+                        m = None if r is None else (r["value"] if k == "value" else r.get("metrics", {}).get(k))
+                        if m is None:
+                            cells += ["", "", ""]
+                            continue
+                        d = delta_pct(m["median"], ref["median"])
+                        cells += [fmt(m["median"], 2), "-" if d is None else "%+.2f%%%s" % (
+                            d, " *" if exceeds(d, m["spread_pct"], ref["spread_pct"]) else ""),
+                            cov_cell(m)]
+                    out.append("| " + " | ".join(cells) + " |")
+    if out:
+        out += ["", "The bonnie rows are a proxy of Claudiu Beznea's bonnie++ -d /mnt -u root "
+                "on a single-CPU RZ/G3S with an SD card: here one vCPU (taskset -c 0), tmpfs, "
+                "no block device and no SD card; icount sees neither I/O waits nor cache misses. "
+                "'-': bonnie++ printed +++++ (a phase too quick to time) in every run. "
+                "net: one iperf3 TCP stream over lo in the guest (client and server on its vCPUs)."]
+    return out
+
+
 def refill_table(rows):
     rs = [r for r in rows if "refill_lat" in r]
     if not rs:
@@ -204,7 +312,7 @@ def section(rows):
           "the unpatched kernel at def, '*' where it exceeds the larger spread (half the "
           "range over the median). extfrag: kmem:mm_page_alloc_extfrag events per run "
           "(median)."]
-    return md + compare_table(rows) + hahn_table(rows) + refill_table(rows)
+    return md + compare_table(rows) + hahn_table(rows) + settings_table(rows) + refill_table(rows)
 
 
 def main(argv):

@@ -370,11 +370,11 @@ test_plan_boots_what_the_modes_booted() {
 tcg base smp=2 raw/base: bench/guest/guest-run -r 5 -n 4 -s 128 -R 2000 -N 4 -S 64 -i waits base /run/out def def-a hfmax
 tcg base smp=2 raw/base: bench/guest/workloads-run -r 5 -T -w pf,lru,anon,kbuild base /run/out def hfmax
 tcg patched smp=2 raw/patched: bench/guest/guest-run -r 5 -n 4 -s 128 -R 2000 -N 4 -S 64 -i waits patched /run/out def def-a k0 k1 k2 k3 k4 hf-1 hfmax hf-1k0
-tcg patched smp=2 raw/patched: bench/guest/workloads-run -r 5 -T -w pf,lru,anon,kbuild patched /run/out def k0 hf-1 hfmax
+tcg patched smp=2 raw/patched: bench/guest/workloads-run -r 5 -T -w pf,lru,anon,kbuild patched /run/out def k0 k1 hf-1 hfmax
 icount base smp=2 icount/raw/base: bench/guest/guest-run -r 5 -A -t plain -n 4 -s 64 -a 0 -R 500 -N 4 -S 32 -i solo1,pcp -m base /run/out def hfmax
 icount base smp=2 icount/raw/base: bench/guest/workloads-run -r 5 -W -w pf,anon base /run/out def hfmax
 icount patched smp=2 icount/raw/patched: bench/guest/guest-run -r 5 -A -t plain -n 4 -s 64 -a 0 -R 500 -N 4 -S 32 -i solo1,pcp -m patched /run/out def k0 k1 k2 k3 k4 hf-1 hfmax hf-1k0
-icount patched smp=2 icount/raw/patched: bench/guest/workloads-run -r 5 -W -w pf,anon patched /run/out def k0 hf-1 hfmax
+icount patched smp=2 icount/raw/patched: bench/guest/workloads-run -r 5 -W -w pf,anon patched /run/out def k0 k1 hf-1 hfmax
 icount patched smp=2 icount/raw/sweep: bench/guest/guest-run -r 5 -K -t plain patched /run/out def k0 k1 k2 k3 k4 hf-1 hfmax hf-1k0
 icount tracers smp=1 icount/raw/tracers: bench/guest/guest-run -r 5 -n 4 -s 64 -R 500 -N 4 -S 32 -t none -i tracers tracers /run/out def k0 k1 k2 k3 k4 hf-1 hfmax hf-1k0
 == --timing tcg --settings k0,hfmax --workloads none
@@ -410,7 +410,7 @@ icount base smp=2 icount/raw/base: bench/guest/guest-run -r 5 -t none -i pcp -n 
 icount patched smp=2 icount/raw/patched: bench/guest/guest-run -r 5 -t none -i pcp -n 4 -s 64 -a 0 -R 500 -N 4 -S 32 patched /run/out def k0 hfmax
 == --instruments none --workloads pf --timing tcg
 tcg base smp=2 raw/base: bench/guest/workloads-run -r 5 -T -w pf base /run/out def hfmax
-tcg patched smp=2 raw/patched: bench/guest/workloads-run -r 5 -T -w pf patched /run/out def k0 hf-1 hfmax
+tcg patched smp=2 raw/patched: bench/guest/workloads-run -r 5 -T -w pf patched /run/out def k0 k1 hf-1 hfmax
 ==
 PLANS
 )

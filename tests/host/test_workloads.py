@@ -8,7 +8,11 @@ bench/analysis/workloads.py adds to results.json must have the shape of
 bench/analysis/results.py's micro rows (micro:NAME at def, micro-sweep:NAME at the
 other settings), a coefficient of variation and a change against the
 unpatched kernel; bench/analysis/report.py writes them, and a second run
-rewrites, not doubles, them.
+rewrites, not doubles, them.  The net (iperf3) and bonnie (bonnie++ proxy)
+rows carry their metrics and the change against the kernel's default,
+report.md the table against the default (median, delta %, CoV); a bad
+workload name or size given to bench/guest/workloads-run exits 2 with one
+line.
 """
 import json
 import os
@@ -97,11 +101,92 @@ def run_rows(tmp):
     check("+10.00% *" in md and "| real | 10.00 (2.00%)" in md,
           "report.md gives the change (+10.00%, beyond the spread) and Hahn's mean (CV)", md)
 
+NET = {"def": (1.0, 1.1, 0.9), "k1": (0.9, 1.0, 0.8), "k0": (1.2, 1.2, 1.2)}
+BONNIE = {"def": (20.0, 21.0, 19.0), "k1": (22.0, 22.0, 22.0), "k0": (18.0, 20.0, 19.0)}
+SCALE = {"def": 5, "k1": 1, "k0": 0}
+
+
+def throughput_line(label, probe, value, i):
+    r = {"label": label, "settings": {"pcp_batch_scale_max": SCALE[label],
+                                      "percpu_pagelist_high_fraction": 0},
+         "probe": probe, "value": value, "user_ms": 10.0, "sys_ms": 90.0}
+    if probe == "net":
+        r.update(unit="Gbit/s", sent_gbit_s=value * 2, retransmits=i,
+                 cpu_client_pct=50.0, cpu_server_pct=60.0)
+    else:
+        # bonnie++'s "+++++" (null) in one run of three: the median of two
+        r.update(procs=1, unit="s", seq_out_block_kps=None if i == 0 else 1000.0 * (i + 1),
+                 seq_rewrite_kps=None, seq_in_block_kps=4000.0, seeks_ps=100.0 + i,
+                 seq_create_ps=None, seq_read_ps=None, seq_delete_ps=None,
+                 ran_create_ps=None, ran_read_ps=None, ran_delete_ps=None)
+    return json.dumps(r)
+
+
+def run_throughput(tmp):
+    d = os.path.join(tmp, "tp")
+    os.makedirs(os.path.join(d, "raw", "patched"))
+    with open(os.path.join(d, "raw", "patched", "workloads.jsonl"), "w") as f:
+        for i in range(3):
+            for label in ("def", "k1", "k0"):
+                f.write(throughput_line(label, "net", NET[label][i], i) + "\n")
+                f.write(throughput_line(label, "bonnie", BONNIE[label][i], i) + "\n")
+    p = subprocess.run([sys.executable, os.path.join(TOP, "bench", "analysis", "report.py"), d],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, "report.py runs on net and bonnie lines", p.stderr)
+    with open(os.path.join(d, "results.json")) as f:
+        by = {(r.get("workload"), r.get("setting")): r for r in json.load(f)}
+    net, net0 = by.get(("micro:net", "def")), by.get(("micro-sweep:net", "k0"))
+    check(net is not None and net["value"]["median"] == 1.0 and net["value"]["unit"] == "Gbit/s"
+          and abs(net["value"]["cv_pct"] - 10.0) < 1e-9 and net["metrics"]["retransmits"]["median"] == 1,
+          "net def row: median 1.0 Gbit/s, CoV 10.00%, retransmits", json.dumps(net))
+    check(net0 is not None and abs(net0["vs_def"]["value"] - 20.0) < 1e-9
+          and net0["value"]["cv_pct"] == 0,
+          "net k0 row: +20% against def (vs_def), CoV 0", json.dumps(net0))
+    b, b1 = by.get(("micro:bonnie", "def")), by.get(("micro-sweep:bonnie", "k1"))
+    check(b is not None and b["value"]["median"] == 20.0 and b["reps"] == 3
+          and b["metrics"]["seq_out_block_kps"]["runs"] == [2000.0, 3000.0]
+          and b["metrics"]["seq_out_block_kps"]["median"] == 2500.0
+          and b["metrics"]["seq_rewrite_kps"]["median"] is None,
+          "bonnie def row: wall 20 s, a phase's null runs left out, an all-null phase None",
+          json.dumps(b))
+    check(b1 is not None and abs(b1["vs_def"]["value"] - 10.0) < 1e-9
+          and b1["vs_def"]["seq_rewrite_kps"] is None and b1["vs_def"]["seq_in_block_kps"] == 0,
+          "bonnie k1 row: +10% wall time against def", json.dumps(b1))
+    with open(os.path.join(d, "report.md")) as f:
+        md = f.read()
+    want = ["### Against the default: patched kernel, tcg timing, n = 3 runs per setting",
+            "| metric | unit | def | def CoV | k0 | k0 delta | k0 CoV | k1 | k1 delta | k1 CoV |",
+            "| net (iperf3 over lo, received) | Gbit/s | 1.00 | 10.00% | 1.20 | +20.00% * | 0.00% "
+            "| 0.90 | -10.00% | 11.11% |",
+            "| bonnie proxy: wall time | s | 20.00 | 5.00% | 19.00 | -5.00% | 5.26% | 22.00 "
+            "| +10.00% * | 0.00% |",
+            "| bonnie seq_rewrite_kps | K/s | - | - | - | - | - | - | - | - |",
+            "a proxy of Claudiu Beznea's bonnie++"]
+    missing = [w for w in want if w not in md]
+    check(not missing, "report.md: the table against the default (median, delta %, CoV, n)",
+          "missing %r in:\n%s" % (missing, md))
+
+
+def run_bad_options():
+    wr = os.path.join(TOP, "bench", "guest", "workloads-run")
+    for args in (["-w", "net,bogus"], ["-w", ""], ["-w", "net", "-N", "0"], ["-w", "net", "-N", "5s"],
+                 ["-w", "bonnie", "-B", "1"], ["-w", "bonnie", "-B", "x"],
+                 ["-w", "bonnie", "-F", "-3"], ["-w", "bonnie", "--bonnie-files=08"]):
+        p = subprocess.run([wr] + args + ["patched", tempfile.gettempdir(), "def"],
+                           capture_output=True, text=True)
+        check(p.returncode == 2 and len(p.stderr.splitlines()) == 1 and not p.stdout and
+              p.stderr.startswith("bench/guest/workloads-run: "),
+              "workloads-run %s: one line, exit 2" % " ".join(args),
+              "exit %d, stdout %r, stderr %r" % (p.returncode, p.stdout, p.stderr))
+
+
 def main():
     print("TAP version 13")
     with tempfile.TemporaryDirectory() as tmp:
         run_binary(tmp)
         run_rows(tmp)
+        run_throughput(tmp)
+        run_bad_options()
     return K.finish()
 
 
