@@ -20,7 +20,7 @@ in DIR/raw/KERNEL/ (tcg) and DIR/icount/raw/KERNEL/ (icount), and gives
   whole run, "waits_by_holder" {free|refill|other: {...}} (the window's
   waits by the hold they waited for, from the series' per-hold events;
   absent without them), "holds_tp" {free|refill: {calls, total_us,
-  max_us}} (the per-hold events in the window), "drain_all_pages" {calls,
+  max_us, avg_us}} (the per-hold events in the window), "drain_all_pages" {calls,
   total_us, p50_us, p99_us, max_us} (after the drain trigger), "extfrag"
   (mm_page_alloc_extfrag events over the run), "storm_ms", "probe_cost",
   "probe_in_holds" {trap_us, warm_runs, body_p50_us (None without a warm
@@ -176,6 +176,8 @@ def tp_holds(maps, run, letters):
         h = out.setdefault(kind, {"calls": 0, "total_us": 0.0, "max_us": 0.0})
         h["calls"] += n
         add_us(h, sum_max_ns(maps, "hold", key))
+    for h in out.values():
+        h["avg_us"] = h["total_us"] / h["calls"] if h["calls"] else None
     return out
 
 

@@ -7,7 +7,8 @@ Usage: bench/analysis/report.py [--model] DIR
 DIR: the one analysis pass of a bench/run output folder.  Writes
 DIR/results.json once: the scenario rows and regression probes
 (bench/analysis/results.py), the instruments' rows
-(bench/analysis/compare.py) and the workloads' rows
+(bench/analysis/compare.py), the bulk paths' and their cost's rows
+(bench/analysis/paths_table.py) and the workloads' rows
 (bench/analysis/workloads.py, also DIR/workloads.md), the rlat and frag
 instruments' rows (bench/analysis/refill_harm.py), each row with the
 "provenance" of its boot folder (provenance.json and uname.txt of
@@ -31,6 +32,7 @@ import statistics
 import sys
 
 import compare
+import paths_table
 import refill_harm
 import settings
 import workloads
@@ -276,7 +278,7 @@ def report(dirname, with_model=False):
     cases, micro = storm_cases(dirname)
     res = [{k: v for k, v in c.items() if not k.startswith("_")} for c in cases] + micro
     wl = workloads.rows(dirname)
-    rows = res + compare.instrument_rows(dirname, res) + wl
+    rows = res + compare.instrument_rows(dirname, res) + paths_table.rows(dirname, res) + wl
     rows += refill_harm.rows(dirname)
     for r in rows:
         r["provenance"] = provenance(boot_folder(dirname, r))
@@ -290,6 +292,9 @@ def report(dirname, with_model=False):
     md = intro(raw, bases, cases[0] if cases else {}) + tables_md(res, text, bases) + \
         histograms_md(cases) + model_md(dirname) + ["![%s](%s)\n" % (png, png) for png in made]
     body = "\n".join(md).rstrip("\n") + "\n\n" + compare.section(rows)
+    paths_md = paths_table.section(rows)
+    if paths_md:
+        body += "\n" + paths_md
     harm = refill_harm.section(rows)
     if harm:
         body += "\n" + "\n".join(harm) + "\n"

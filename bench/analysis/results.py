@@ -196,10 +196,21 @@ def lock_holds(maps, run):
     holds, hists = {}, {}
     for path in PATHS:
         holds[path], hists[path] = hold_stats(held[path])
-        holds[path].update(max_pages=None, pages_from=None)
-    by_phase = {ph: {p: hold_stats(items)[0] for p, items in paths.items()}
+        holds[path].update(max_pages=None, pages_from=None, avg_us=avg_us(holds[path]))
+    by_phase = {ph: {p: with_avg(hold_stats(items)[0]) for p, items in paths.items()}
                 for ph, paths in held_phase.items()}
     return holds, hists, by_phase
+
+
+def avg_us(h):
+    """A holds object's mean hold: total_us over calls; None without."""
+    n, tot = h.get("calls"), h.get("total_us")
+    return tot / n if n and tot is not None else None
+
+
+def with_avg(h):
+    h["avg_us"] = avg_us(h)
+    return h
 
 
 def pages_per_free(maps, run, holds):
@@ -362,7 +373,8 @@ def case(raw, kernel, label, scenario="exit-storm", timing="tcg"):
         if scenario == "exit-storm" else "refill",
         "reps": len(timed), "timed_from": "plain" if plain else "traced",
         "holds": holds, "holds_by_phase": holds_by_phase,
-        "bulk_free": {k: holds["free"][k] for k in ("calls", "max_pages", "p50_us", "p99_us", "max_us")},
+        "bulk_free": {k: holds["free"][k] for k in ("calls", "max_pages", "p50_us", "p99_us", "max_us",
+                                                    "avg_us")},
     }, **victim_faults(os.path.join(d, "plain" if plain else "traced"), run, window), **{
         "victim_lock_wait": {k: waits[k] for k in
                              ("acquisitions", "p50_us", "p99_us", "max_us", "total_us")},
