@@ -34,6 +34,7 @@ import re
 import statistics
 import sys
 
+import settings
 from compare import cyclictest_hist, hist_q, text_lines
 from results import base_of, bpf_maps, dir_arg, jsonl
 from stats import hist_upper
@@ -234,6 +235,11 @@ def fmt(x, nd=1):
     return "%.0f" % x if abs(x) >= 1000 else "%.*f" % (nd, x)
 
 
+def order(r):
+    """Timing, the unpatched kernel first, then configs/settings' order."""
+    return (r["timing"], r["kernel"] != "base", settings.rank(r["setting"]), r["setting"])
+
+
 def who(r):
     return "%s %s" % ("unpatched" if r["kernel"] == "base" else "patched", r["setting"])
 
@@ -274,13 +280,17 @@ def yafang_table(rs):
            "buckets as his, in % of calls); the hold alone from 0002's "
            "kmem:mm_page_pcpu_refill_hold (p99: upper bound of its log2 bucket); the RT task: "
            "cyclictest (SCHED_FIFO 95, 500 us) on CPU 0 during the untraced runs of the same "
-           "load, pooled over the runs: its latency is the harm, not the hold's size.", "",
+           "load, pooled over the runs: its latency is the harm, not the hold's size. Under "
+           "tcg the RT task's figures carry the host's scheduling noise (an idle 2-vCPU TCG "
+           "guest alone: p99.9 3-7 ms, DESIGN.md); under icount its baseline is ~3 us, so read "
+           "the harm from icount rows, the call and hold counts from either. The call "
+           "latency includes refill-lat.bt's own kprobe and kretprobe; the hold does not.", "",
            "| timing | kernel setting | refill calls | call avg ns | <2048 | 2048-16383 | "
            "16384-131071 | 131072-1048575 | 1048576-33554431 | >=33554432 | call max ns | "
            "holds | hold avg us | hold p99 us | hold max us | RT p99 us | RT p99.9 us | "
            "RT max us | refill MiB/s |",
            "|---" * 19 + "|"]
-    for r in sorted(rs, key=lambda r: (r["timing"], r["kernel"] != "base", r["setting"])):
+    for r in sorted(rs, key=order):
         c, h, t = r["refill_call"] or {}, r["hold"] or {}, r["rt"] or {}
         pct = group_pct(c.get("buckets", []), c.get("calls")) if c else [None] * len(GROUPS)
         out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |"
@@ -294,7 +304,7 @@ def yafang_table(rs):
                       fmt(t.get("p99_us")), fmt(t.get("p999_us")), fmt(t.get("max_us")),
                       fmt(r["refill_mib_s"]["median"])))
     out += ["", "Our refill calls in his form (funclatency's histogram, per setting):", ""]
-    for r in sorted(rs, key=lambda r: (r["timing"], r["kernel"] != "base", r["setting"])):
+    for r in sorted(rs, key=order):
         c = r["refill_call"]
         if c:
             out += ["%s, %s:" % (who(r), TIMING.get(r["timing"], r["timing"])), "", "```"] + \
@@ -331,7 +341,7 @@ def frag_table(rs):
            "| timing | kernel setting | free lists | holds | pages | ns/page | hold avg us | "
            "hold p99 us | hold max us | max pages | extfrag | refill MiB/s |",
            "|---" * 12 + "|"]
-    for r in sorted(rs, key=lambda r: (r["timing"], r["kernel"] != "base", r["setting"])):
+    for r in sorted(rs, key=order):
         for k in ("as_is", "fragmented"):
             x = r.get(k)
             if not x:
@@ -346,7 +356,7 @@ def frag_table(rs):
             "| timing | kernel setting | order-0 free blocks before -> after | free Movable "
             "pages before -> after | free pages at order >= 9 before -> after | Unmovable "
             "pageblocks before -> after | huge pages held |", "|---" * 7 + "|"]
-    for r in sorted(rs, key=lambda r: (r["timing"], r["kernel"] != "base", r["setting"])):
+    for r in sorted(rs, key=order):
         b, a = (ptype_summary(r["pagetypeinfo"][k]) for k in ("before", "after"))
         out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
             TIMING.get(r["timing"], r["timing"]), who(r),
