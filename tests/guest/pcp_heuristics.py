@@ -12,6 +12,10 @@ run by tests/run (guest pcp-heuristics):
              zone->lock hold (kmem:mm_page_pcpu_refill_hold), at
              scale 0, 2 and the boot value; the largest must reach half the
              bound (so above 0 a refill is not split into holds)
+  refill-count  the same bound without 0002's events (posting 3 alone):
+             the largest rise of the refilling CPU's pcp count in
+             /proc/zoneinfo between two reads a few faults apart, at scale
+             0 and 2, is at most batch << scale and reaches half of it
   drain      the drain of an offlined CPU (free_pcppages_bulk's count) asks
              for at most batch << scale pages, at scale 0 and 2
   trim       0001 and the knob on the free path: at scale 0 one trim of
@@ -32,7 +36,8 @@ run by tests/run (guest pcp-heuristics):
              above 4 * batch once the CPUs allocate
 
 Refill sizes come from the series' per-hold refill event (a kprobe on
-rmqueue_bulk() fails where gcc inlines it, as in the 7.3 guest build), the
+rmqueue_bulk() fails where gcc inlines it, as in the 7.3 guest build; the
+checks that read it skip on a kernel without it, posting 3 alone), the
 sizes asked of free_pcppages_bulk() from a kprobe event on it (x86_64
 argument registers).  batch is the largest pcp->batch of any zone.  A bound
 check that saw no transfer within a factor of two of its bound could not
@@ -170,7 +175,74 @@ def own(ev, pid):
     return [x for x in ev if x[0] == pid and not (len(x[1]) > 2 and x[1][2] in "hHsS")]
 
 
+def has_refill_event():
+    return os.path.exists("%s/events/kmem/%s" % (INST, REFILL_EVENT))
+
+
+def refill_rises(cpu, size, step):
+    """In a child on CPU: fault in SIZE bytes without freeing, reading
+    /proc/zoneinfo every STEP pages; the largest rise of CPU's pcp count
+    (all zones) between two reads.  A list refills only once empty, so at
+    most one refill falls between two reads: the rise is its size less the
+    pages taken since (a free burst on the CPU would add to it)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(r)
+            os.sched_setaffinity(0, {cpu})
+            m = mmap.mmap(-1, size)
+            m.madvise(mmap.MADV_NOHUGEPAGE)
+
+            def counts():
+                return {p["zone"]: p["count"] for p in pagesets() if p["cpu"] == cpu}
+            prev, rise = counts(), 0
+            for i, off in enumerate(range(0, size, 4096)):
+                m[off] = 1
+                if i % step == step - 1:
+                    now = counts()
+                    rise = max([rise] + [now[z] - prev.get(z, 0) for z in now])
+                    prev = now
+            os.write(w, b"%d" % rise)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    with os.fdopen(r) as f:
+        out = f.read()
+    _, st = os.waitpid(pid, 0)
+    if st or not out:
+        raise RuntimeError("the child on CPU %d failed (%#x)" % (cpu, st))
+    return int(out)
+
+
+def check_refill_count():
+    """The refill bound read from /proc/zoneinfo alone: no tracepoint."""
+    batch = max_batch()
+    cpu = online_cpus()[-1]
+    step = 8
+    for scale in (0, 2):
+        write(FRAC, 0)
+        write(SCALE, scale)
+        limit = batch << scale
+        rise = refill_rises(cpu, 32 * MIB, step)
+        name = ("refill-count: the pcp count of a refilling CPU rises by <= batch << %d = %d pages "
+                "between two zoneinfo reads %d faults apart" % (scale, limit, step))
+        if rise > limit:
+            report(False, name, "it rose by %d pages: a refill above the bound" % rise)
+        elif 2 * rise < limit:
+            report(True, name, skip="the largest rise was %d, under half the bound %d: could not fail"
+                   % (rise, limit))
+        else:
+            report(True, "%s (the largest %d)" % (name, rise))
+
+
 def check_refill(default):
+    if not has_refill_event():
+        for name in ("refill", "events"):
+            report(True, name, skip="the kernel lacks kmem:%s (posting 2)" % REFILL_EVENT)
+        return
     batch = max_batch()
     held = []
     for scale in sorted({0, 2, default}):
@@ -338,6 +410,9 @@ def check_lowered(default):
     CPU without freeing; a quarter in, the knob goes to 0, and every refill
     of the child after that moves at most one batch."""
     name = "lowered: the refills after the knob is lowered to 0 mid-load move <= batch pages"
+    if not has_refill_event():
+        report(True, name, skip="the kernel lacks kmem:%s (posting 2)" % REFILL_EVENT)
+        return
     batch = max_batch()
     cpu = online_cpus()[-1]
     size = 1 << 30
@@ -422,6 +497,7 @@ def main():
             added.append(name)
             PROBED.add(name)
         check_refill(saved[0])
+        check_refill_count()
         check_drain()
         check_trim()
         check_thp_trim()
