@@ -43,8 +43,9 @@ TIMING = {"tcg": "emulated, QEMU TCG (multi-threaded, real time)",
           "icount": "emulated, QEMU icount (instruction-counted time)"}
 # Yafang Shao, spinics linux-mm msg395237 (his posting, quoted exactly)
 YAFANG = ('Yafang Shao (spinics linux-mm msg395237), "AMD EPYC 7W83 64-Core Processor, single '
-          'NUMA node, KVM virtual server", 10 x "mmap 6 GiB, write it, close" in parallel, '
-          '"funclatency -T -i 600 rmqueue_bulk": at the default value of 5, "avg = 449775 '
+          'NUMA node, KVM virtual server", his Python loop (mmap 6 GiB, write every byte, '
+          'close) "Run this script 10 times in parallel", "funclatency -T -i 600 '
+          'rmqueue_bulk": at the "Default value of 5", "avg = 449775 '
           'nsecs, total: 587066511229 nsecs, count: 1305242" and "The avg alloc latency can '
           'be 449us, and the max latency can be higher than 30ms."; set to 0, most calls in '
           'the 2048 -> 4095, 4096 -> 8191 and 8192 -> 16383 nsecs buckets (2-16 us).')
