@@ -12,7 +12,7 @@ rewrites, not doubles, them.  The net (iperf3) and bonnie (bonnie++ proxy)
 rows carry their metrics and the change against the kernel's default,
 report.md the table against the default (median, delta %, CoV); a bad
 workload name or size given to bench/guest/workloads-run exits 2 with one
-line.
+line, a missing iperf3 or bonnie++ 66 with one line naming the package.
 """
 import json
 import os
@@ -180,6 +180,25 @@ def run_bad_options():
               "exit %d, stdout %r, stderr %r" % (p.returncode, p.stdout, p.stderr))
 
 
+def run_missing_tool(tmp):
+    """A PATH with every program but the one a workload needs: exit 66,
+    one line naming the Debian package."""
+    wr = os.path.join(TOP, "bench", "guest", "workloads-run")
+    for w, prog in (("net", "iperf3"), ("bonnie", "bonnie++")):
+        d = os.path.join(tmp, "path-no-" + prog)
+        os.makedirs(d)
+        for bindir in ("/usr/local/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin"):
+            for name in os.listdir(bindir) if os.path.isdir(bindir) else ():
+                if name != prog and not os.path.exists(os.path.join(d, name)):
+                    os.symlink(os.path.join(bindir, name), os.path.join(d, name))
+        p = subprocess.run([wr, "-w", w, "patched", tmp, "def"], capture_output=True, text=True,
+                           env=dict(os.environ, PATH=d))
+        check(p.returncode == 66 and len(p.stderr.splitlines()) == 1
+              and "apt-get install %s" % prog in p.stderr,
+              "workloads-run -w %s without %s: exit 66 naming the package" % (w, prog),
+              "exit %d, stderr %r" % (p.returncode, p.stderr))
+
+
 def main():
     print("TAP version 13")
     with tempfile.TemporaryDirectory() as tmp:
@@ -187,6 +206,7 @@ def main():
         run_rows(tmp)
         run_throughput(tmp)
         run_bad_options()
+        run_missing_tool(tmp)
     return K.finish()
 
 
