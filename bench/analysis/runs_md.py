@@ -48,8 +48,10 @@ def setting_key(c):
 
 
 def who(c):
-    return "%s %s" % ({"base": "unpatched", "patched": "series"}.get(c.get("kernel"), c.get("kernel")),
-                      c.get("setting") or "-")
+    k = {"base": "unpatched", "patched": "series"}.get(c.get("kernel"), c.get("kernel"))
+    if get(c, "provenance", "variant") == "rt":
+        k += " (PREEMPT_RT)"
+    return "%s %s" % (k, c.get("setting") or "-")
 
 
 def _storm(c):
@@ -158,6 +160,9 @@ def render(rows, title):
            "Rendered by `bench/analysis/figures.py runs-md` from [%s.json](%s.json); do not edit."
            % (title, title),
            "\"a-b (n)\": the range over all n runs; a single figure is pooled over the runs.", ""]
+    # the command that measured the file, where its rows keep it (scripts/rt-bench)
+    for cmd in sorted({get(c, "provenance", "command") for c in rows} - {None}):
+        out += ["Measured by `%s`." % cmd, ""]
     groups = {}
     for c in rows:
         if _kind(c) is None:

@@ -87,7 +87,7 @@ test_scripts_reject_bad_usage() {
 		"scripts/series -v 0" "scripts/cover.py bogus" "tests/check-series --bogus" \
 		"scripts/hw-run --reps 0" "scripts/hw-run --cpus x" "scripts/hw-run --settings bogus" \
 		"scripts/hw-run --settings def,k6" "tests/alone 9" "tests/alone --bogus" \
-		"tests/mutants --tree /nonexistent"; do
+		"tests/mutants --tree /nonexistent" "scripts/rt-bench --reps 0" "scripts/rt-bench --bogus"; do
 		# shellcheck disable=SC2086 # split on purpose
 		err=$(expect_status 2 $cmd 2>&1 >/dev/null) || { echo "$err"; return 1; }
 		[ "$(printf '%s\n' "$err" | wc -l)" = 1 ] ||
