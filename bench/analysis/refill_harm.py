@@ -336,7 +336,9 @@ def frag_table(rs):
            "purpose (bench/guest/refill-instruments.sh: unmovable pipe pages with a third "
            "freed again, the rest of memory held as huge pages, so that movable refills steal "
            "from the holes). Holds from 0002's kmem:mm_page_pcpu_refill_hold (ns per page: "
-           "their total time over their pages; p99 the upper bound of its log2 bucket); "
+           "their total time over their pages; p99 the upper bound of its log2 bucket; with "
+           "the lists fragmented many holds move a page or none, a refill that found no page "
+           "it could take there, so read ns/page and the longest hold, not the hold count); "
            "extfrag: the system's kmem:mm_page_alloc_extfrag events during the loads (perf "
            "stat, summed over the runs): fallbacks into another migratetype's list.", "",
            "| timing | kernel setting | free lists | holds | pages | ns/page | hold avg us | "

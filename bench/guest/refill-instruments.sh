@@ -16,7 +16,7 @@
 #         refill-rlat.jsonl (labels LABEL.y untraced, LABEL.t traced).
 #   frag  per setting, under refill-hold.bt (frag.json): the load as the free
 #         lists are (LABEL.n), then with them fragmented on purpose
-#         (LABEL.f): bench/workloads hold-fragments holds 6 x (the load + 64)
+#         (LABEL.f): bench/workloads hold-fragments holds 9 x (the load + 64)
 #         MiB of unmovable pipe pages of which a third are freed again, single
 #         pages inside unmovable pageblocks; then all but those holes (or what
 #         bench/storm asks to find free, if more) are taken as huge pages, so
@@ -70,7 +70,11 @@ frag_run() {
 	local ev=(perf stat -a -x "," -e kmem:mm_page_alloc_extfrag --append -o)
 	command -v perf >/dev/null || die "frag: no perf in the guest (Debian: linux-perf)" 66
 	[ "$refill_ms" != 0 ] || die "frag needs the refill scenario (-R MS, not 0)" 2
-	fmib=$((6 * (rprocs * rmib + 64)))
+	# holes of ~70% of a third of it (pages the pipes took from pcp lists
+	# or neighbours merge): more than bench/storm wants free, so that the
+	# free Movable pages left are few (6 x left ~110 MiB, and no fallback
+	# at k1 under icount -N 4 -S 32)
+	fmib=$((9 * (rprocs * rmib + 64)))
 	step "frag setting $s: refill load, free lists as they are"
 	apply "$s"
 	refill_load "$s.n" frag "${ev[@]}" "$f/$s.n.extfrag" --
