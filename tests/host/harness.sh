@@ -368,28 +368,28 @@ test_plan_boots_what_the_modes_booted() {
 	while IFS= read -r mode; do
 		want=$(sed -n "/^== $mode\$/,/^==/{/^==/d;p}" <<'PLANS'
 == full
-tcg base smp=2 raw/base: bench/guest/guest-run -r 5 -n 4 -s 128 -R 2000 -N 4 -S 64 -i waits base /run/out def def-a hfmax
+tcg base smp=2 raw/base: bench/guest/guest-run -r 5 -n 4 -s 128 -R 2000 -N 4 -S 64 -i waits,rlat base /run/out def def-a hfmax
 tcg base smp=2 raw/base: bench/guest/workloads-run -r 5 -T -w pf,lru,anon,kbuild base /run/out def hfmax
-tcg patched smp=2 raw/patched: bench/guest/guest-run -r 5 -n 4 -s 128 -R 2000 -N 4 -S 64 -i waits patched /run/out def def-a k0 k1 k2 k3 k4 hf-1 hfmax hf-1k0
+tcg patched smp=2 raw/patched: bench/guest/guest-run -r 5 -n 4 -s 128 -R 2000 -N 4 -S 64 -i waits,rlat patched /run/out def def-a k0 k1 k2 k3 k4 hf-1 hfmax hf-1k0
 tcg patched smp=2 raw/patched: bench/guest/workloads-run -r 5 -T -w pf,lru,anon,kbuild patched /run/out def k0 k1 hf-1 hfmax
-icount base smp=2 icount/raw/base: bench/guest/guest-run -r 5 -A -t plain -n 4 -s 64 -a 0 -R 500 -N 4 -S 32 -i solo1,pcp -m base /run/out def hfmax
-icount base smp=2 icount/raw/base: bench/guest/workloads-run -r 5 -W -w pf,anon base /run/out def hfmax
-icount patched smp=2 icount/raw/patched: bench/guest/guest-run -r 5 -A -t plain -n 4 -s 64 -a 0 -R 500 -N 4 -S 32 -i solo1,pcp -m patched /run/out def k0 k1 k2 k3 k4 hf-1 hfmax hf-1k0
-icount patched smp=2 icount/raw/patched: bench/guest/workloads-run -r 5 -W -w pf,anon patched /run/out def k0 k1 hf-1 hfmax
+icount base smp=2 icount/raw/base: bench/guest/guest-run -r 5 -A -t plain -n 4 -s 64 -a 0 -R 500 -N 4 -S 32 -i solo1,pcp,rlat,frag -m base /run/out def hfmax
+icount base smp=2 icount/raw/base: bench/guest/workloads-run -r 5 -W -w pf,anon,net,bonnie base /run/out def hfmax
+icount patched smp=2 icount/raw/patched: bench/guest/guest-run -r 5 -A -t plain -n 4 -s 64 -a 0 -R 500 -N 4 -S 32 -i solo1,pcp,rlat,frag -m patched /run/out def k0 k1 k2 k3 k4 hf-1 hfmax hf-1k0
+icount patched smp=2 icount/raw/patched: bench/guest/workloads-run -r 5 -W -w pf,anon,net,bonnie patched /run/out def k0 k1 hf-1 hfmax
 icount patched smp=2 icount/raw/sweep: bench/guest/guest-run -r 5 -K -t plain patched /run/out def k0 k1 k2 k3 k4 hf-1 hfmax hf-1k0
 icount tracers smp=1 icount/raw/tracers: bench/guest/guest-run -r 5 -n 4 -s 64 -R 500 -N 4 -S 32 -t none -i tracers tracers /run/out def k0 k1 k2 k3 k4 hf-1 hfmax hf-1k0
 == --timing tcg --settings k0,hfmax --workloads none
-tcg base smp=2 raw/base: bench/guest/guest-run -r 5 -n 4 -s 128 -R 2000 -N 4 -S 64 -i waits -m base /run/out def hfmax
-tcg patched smp=2 raw/patched: bench/guest/guest-run -r 5 -n 4 -s 128 -R 2000 -N 4 -S 64 -i waits -m patched /run/out k0 hfmax
+tcg base smp=2 raw/base: bench/guest/guest-run -r 5 -n 4 -s 128 -R 2000 -N 4 -S 64 -i waits,rlat -m base /run/out def hfmax
+tcg patched smp=2 raw/patched: bench/guest/guest-run -r 5 -n 4 -s 128 -R 2000 -N 4 -S 64 -i waits,rlat -m patched /run/out k0 hfmax
 == --smoke
 tcg patched smp=2 raw/patched: bench/guest/guest-run -r 1 -n 2 -s 64 -R 1000 -N 2 -S 32 -t traced -H -i plain,waits,rt,solo1,tracers,pcp -I def patched /run/out def k0 k2
 tcg patched smp=2 raw/patched: bench/guest/workloads-run -q -T -w pf,lru,anon,kbuild patched /run/out def
 tcg tracers smp=2 raw/tracers: bench/guest/guest-run -r 1 -n 2 -s 64 -R 1000 -N 2 -S 32 -I def -t none -i tracers tracers /run/out def k0 k2
 == --short
-tcg base smp=2 raw/base: bench/guest/guest-run -r 2 -n 4 -s 128 -R 2000 -N 4 -S 64 -i waits,rt,solo1,tracers base /run/out def hfmax
-tcg base smp=2 raw/base: bench/guest/workloads-run -q -T -w pf,lru,anon,kbuild base /run/out def hfmax
-tcg patched smp=2 raw/patched: bench/guest/guest-run -r 2 -n 4 -s 128 -R 2000 -N 4 -S 64 -i waits,rt,solo1,tracers patched /run/out def k0 k2 hfmax hf-1
-tcg patched smp=2 raw/patched: bench/guest/workloads-run -q -T -w pf,lru,anon,kbuild patched /run/out def k0 hfmax hf-1
+tcg base smp=2 raw/base: bench/guest/guest-run -r 2 -n 4 -s 128 -R 2000 -N 4 -S 64 -i waits,rt,solo1,tracers,rlat,frag base /run/out def hfmax
+tcg base smp=2 raw/base: bench/guest/workloads-run -q -T -w pf,lru,anon,kbuild,net,bonnie base /run/out def hfmax
+tcg patched smp=2 raw/patched: bench/guest/guest-run -r 2 -n 4 -s 128 -R 2000 -N 4 -S 64 -i waits,rt,solo1,tracers,rlat,frag patched /run/out def k0 k2 hfmax hf-1
+tcg patched smp=2 raw/patched: bench/guest/workloads-run -q -T -w pf,lru,anon,kbuild,net,bonnie patched /run/out def k0 hfmax hf-1
 tcg tracers smp=2 raw/tracers: bench/guest/guest-run -r 2 -n 4 -s 128 -R 1000 -N 4 -S 64 -t none -i tracers tracers /run/out def k0 k2 hfmax hf-1
 icount tracers smp=1 icount/raw/tracers: bench/guest/guest-run -r 1 -n 4 -s 64 -R 500 -N 4 -S 32 -t none -i tracers tracers /run/out def k0
 == --multi
@@ -412,13 +412,18 @@ icount patched smp=2 icount/raw/patched: bench/guest/guest-run -r 5 -t none -i p
 == --instruments none --workloads pf --timing tcg
 tcg base smp=2 raw/base: bench/guest/workloads-run -r 5 -T -w pf base /run/out def hfmax
 tcg patched smp=2 raw/patched: bench/guest/workloads-run -r 5 -T -w pf patched /run/out def k0 k1 hf-1 hfmax
+== --case
+tcg patched smp=2 raw/patched: bench/guest/guest-run -r 5 -t traced -n 4 -s 128 -R 2000 -N 4 -S 64 -i waits,rlat patched /run/out def k1 k0 hfmax
+tcg patched smp=2 raw/patched: bench/guest/workloads-run -r 5 -w kbuild,lru patched /run/out def k1 k0 hfmax
+icount patched smp=2 icount/raw/patched: bench/guest/guest-run -r 5 -A -t none -n 4 -s 64 -a 0 -R 500 -N 4 -S 32 -i rlat,frag patched /run/out def k1 k0 hfmax
+icount patched smp=2 icount/raw/patched: bench/guest/workloads-run -r 5 -W -w pf,net,bonnie patched /run/out def k1 k0 hfmax
 ==
 PLANS
 )
 		# shellcheck disable=SC2086 # the mode's options, split on purpose
 		got=$(plan_boots "$dir" ${mode#full}) || { echo "bench/run --plan $mode failed"; rc=1; continue; }
 		[ "$got" = "$want" ] || { echo "bench/run --plan $mode:"; diff <(echo "$want") <(echo "$got"); rc=1; }
-	done <<<"$(printf '%s\n' full '--timing tcg --settings k0,hfmax --workloads none' --smoke --short --multi \
+	done <<<"$(printf '%s\n' full '--timing tcg --settings k0,hfmax --workloads none' --smoke --short --case --multi \
 		--probes '--instruments pcp --timing icount --settings def,k0,hfmax' '--instruments none --workloads pf --timing tcg')"
 	rm -rf "$dir"
 	return $rc
