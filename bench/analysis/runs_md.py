@@ -4,10 +4,18 @@ render(rows) gives one table per kind of row (workload, timing, scenario) of
 a results file (docs/results/NAME.json), one line per kernel and setting,
 with the values of every run ("a-b" is the range over all runs, n the run
 count) where the file keeps them, and the pooled figure where it keeps only
-that.  bench/analysis/figures.py writes docs/results/NAME.md from it and
-`make check` re-renders and compares, so these tables are never typed.
+that.  After them, where the file has such rows, the tables report.md
+gives them: the zone->lock paths and the cost under contention
+(paths_table.py), the refill under Yafang Shao's reproducer and with
+fragmented free lists (refill_harm.py), and bench/guest/workloads-run's
+rows against the default in mmtests compare form (workloads.py).
+bench/analysis/figures.py writes docs/results/NAME.md from it and `make
+check` re-renders and compares, so these tables are never typed.
 """
+import paths_table
+import refill_harm
 import settings
+import workloads
 from stats import spread_pct
 
 
@@ -180,4 +188,18 @@ def render(rows, title):
             vals = [v for _, v in _kind(c)(c)]
             out.append("| %s | %s | %s |" % (who(c), c.get("reps", "-"), " | ".join(vals)))
         out.append("")
-    return "\n".join(out)
+    return "\n".join(out + case_sections(rows))
+
+
+def case_sections(rows):
+    """The report's tables of the rows the per-run tables do not show."""
+    out = []
+    paths = paths_table.section(rows)
+    if paths:
+        out += [paths]
+    out += refill_harm.section(rows)
+    wl = [r for r in rows if r.get("source") == workloads.SOURCE]
+    if wl:
+        out += ["## Workloads against the default (bench/guest/workloads-run)"]
+        out += workloads.settings_table(wl) + workloads.hahn_table(wl) + [""]
+    return out
