@@ -11,7 +11,7 @@ import statistics
 
 import runs_md
 import settings
-from stats import spread_pct
+
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -23,9 +23,11 @@ SOURCES = {
     "Q": ["2026-12-02-tcg-quiet-chunked-refill.json"],
     "S612": ["2026-12-02-6.12-tcg-short-series.json"],
     "PR": ["2026-12-03-probes-icount.json", "2026-12-03-probes-tcg.json"],
+    "PRI": ["2026-12-03-probes-icount.json"],
     "PC": ["2026-12-03-pcp-icount.json"],
     "W": ["2026-12-03-workloads-icount.json"],
     "WT": ["2026-12-03-workloads-tcg.json"],
+    "C": ["2026-12-05-7.3-case.json"],
 }
 
 
@@ -164,45 +166,6 @@ def _traced_holds(R, setting, kernel="patched"):
 
 
 @fig
-def lock_holds(R):
-    """What each setting does to the pcp lists in the refill load (P, the
-    traced runs, counted by the per-hold events over all of them): the
-    largest refill, and zone->lock holds of the bulk transfers per MiB the
-    refills moved, refills alone and every bulk hold (refills, trims,
-    decay, drains) together."""
-    row = "%-17s %-8s %-8s %s"
-    lines = ["%-17s %-8s %s" % ("", "largest", "zone->lock holds per"),
-             "%-17s %-8s %s" % ("", "refill,", "MiB refilled"),
-             row % ("setting", "pages", "refills", "all bulk")]
-    for s in KVF:
-        h, pages = _traced_holds(R, s)
-        mib = pages / 256.0
-        every = sum(get(h, k, "tp_calls") if k == "refill" else (runs_md.get(h, k, "tp_calls") or 0)
-                    for k in ("free", "refill", "drain", "decay"))
-        lines.append(row % (settings.name(s), get(h, "refill", "max_pages"),
-                            "%.2f" % (get(h, "refill", "tp_calls") / mib), "%.2f" % (every / mib)))
-    return "\n".join(line.rstrip() for line in lines)
-
-
-@fig
-def lock_cost(R):
-    """What each timing charges for a spin lock's atomic (bench/micro lock:
-    lock cmpxchg and a release store around an increment), alone on one
-    vCPU and with both vCPUs taking turns on the lock, against a plain
-    loop (micro add): ns per operation, the range over every run (PR)."""
-    def r(timing, probe):
-        return rng(get(R.one("PR", workload="micro:" + probe, timing=timing, kernel="patched"),
-                       "value", "runs"), 1)
-    reps = {x.get("reps") for x in R.rows("PR") if str(x.get("workload")).startswith("micro:lock")}
-    if len(reps) != 1:
-        raise Missing("PR's lock rows have %s runs, not one count" % sorted(reps))
-    return ("under TCG %s ns alone and %s ns with both vCPUs on the lock, against %s ns for "
-            "a plain loop's step; under icount %s, %s and %s ns (%d runs each, the series' kernel)" % (
-                r("tcg", "lock"), r("tcg", "lock-x2"), r("tcg", "add"),
-                r("icount", "lock"), r("icount", "lock-x2"), r("icount", "add"), reps.pop()))
-
-
-@fig
 def default_cost(R):
     """The series at its defaults against unpatched, icount (PR): the
     regression probes, each run's figure."""
@@ -212,7 +175,7 @@ def default_cost(R):
     parts = []
     for probe, name, unit in names:
         def runs(kernel):
-            return get(R.one("PR", workload="micro:" + probe, timing="icount", kernel=kernel),
+            return get(R.one("PRI", workload="micro:" + probe, timing="icount", kernel=kernel),
                        "value", "runs")
         b, p = runs("base"), runs("patched")
         nd = 0 if unit == "pages/s" else 2
@@ -264,12 +227,6 @@ def pc_reps(R):
 def w_reps(R):
     """The repetitions of every row in W."""
     return _reps(R, "W", R.rows("W", timing="icount"))
-
-
-@fig
-def wt_reps(R):
-    """The repetitions of every row in WT but the traced pass (one a setting)."""
-    return _reps(R, "WT", [r for r in R.rows("WT", timing="tcg") if "traced" not in r["workload"]])
 
 
 @fig
@@ -361,34 +318,6 @@ def _every_setting(rows):
                   key=runs_md.setting_key)
 
 
-@fig
-def pcp_parked(R):
-    """What each setting keeps on the pcp lists (PC: bench/run --instruments
-    pcp, icount, every run): the pages on all CPUs' lists, the mean over a
-    run's samples, median and range over the runs, in the refill load and
-    in the exit storm.  (zoneinfo's high: is left out: a pcp whose CPU has
-    not freed since a write to the fraction shows its old high until
-    nr_pcp_high() or decay_pcp_high() next touches it.)"""
-    row = "%-27s %-19s %s"
-    lines = ["%-27s %s" % ("", "pages on the pcp lists, a run's mean:"),
-             "%-27s %s" % ("", "median (range) of the runs"),
-             row % ("kernel, setting", "refill load", "exit storm")]
-    order = {"base": 0, "patched": 1}
-    rows = sorted((r for r in R.rows("PC", workload="pcp-lists", scenario="refill")
-                   if r["kernel"] in order),
-                  key=lambda r: (order[r["kernel"]], KVF.index(r["setting"])))
-    for r in rows:
-        k, s = r["kernel"], r["setting"]
-        e = R.one("PC", workload="pcp-lists", scenario="exit-storm", kernel=k, setting=s)
-        cells = []
-        for x in (r, e):
-            m = get(x, "mean_pages", "runs")
-            cells.append("%d (%s)" % (round(statistics.median(m)), rng(m)))
-        lines.append(row % (("unpatched" if k == "base" else "series") + ", " + settings.name(s),
-                            cells[0], cells[1]))
-    return "\n".join(line.rstrip() for line in lines)
-
-
 def _pcp_refill(R, kernel, setting):
     m = get(R.one("PC", workload="pcp-lists", scenario="refill", kernel=kernel,
                   setting=setting), "mean_pages", "runs")
@@ -415,33 +344,6 @@ def _wl(R, kernel, setting, name):
                "value")
 
 
-@fig
-def workloads_cost(R):
-    """The workloads' throughput at each setting (W: bench/run --instruments
-    none --workloads pf,anon, icount, 2 tasks): the unpatched default's
-    median rate, every other setting's time per operation against it in %
-    (+ = slower, as the other tables), and per setting the largest spread
-    (half the range over the median) of its cells."""
-    order = {"base": 0, "patched": 1}
-    keys = sorted({(r["kernel"], r["setting"]) for r in R.rows("W", timing="icount")
-                   if r["kernel"] in order},
-                  key=lambda k: (order[k[0]], KVF.index(k[1])))
-    row = "%-27s" + " %-7s" * len(WL_COLS) + " %s"
-    lines = ["%-27s %-15s %-15s %-7s %s" % ("", "page_fault1", "page_fault2", "anon", "spread,"),
-             row % (("kernel, setting",) + tuple(c for _, c in WL_COLS) + ("largest",))]
-    ref = {n: _wl(R, "base", "def", n)["median"] for n, _ in WL_COLS}
-    for k, s in keys:
-        cells, spreads = [], []
-        for n, _ in WL_COLS:
-            v = _wl(R, k, s, n)
-            spreads.append(spread_pct(v["runs"]))
-            cells.append(("%d" % v["median"] if "page_fault" in n else "%.1f" % v["median"])
-                         if (k, s) == ("base", "def") else pct(ref[n], v["median"]))
-        lines.append(row % ((("unpatched" if k == "base" else "series") + ", " + settings.name(s),)
-                            + tuple(cells) + ("%.1f%%" % max(spreads),)))
-    return "\n".join(line.rstrip() for line in lines)
-
-
 def _wl_pcts(R, kernel, labels):
     """Every page-fault cell of LABELS against the unpatched default: the
     time per fault, % (+ = slower)."""
@@ -465,62 +367,207 @@ def wl_short(R):
              _pct_range(_wl_pcts(R, "patched", ["k1", "k0"]))))
 
 
+# ---- the knob's case on 7.3 (C: bench/run --case, issue 39) ------------------
+CASE = ["def", "k1", "k0"]
+CASE4 = CASE + ["hfmax"]
+# The bound per hold each path honors, read from mm/page_alloc.c of 7.3
+# with the series (bench/analysis/paths_table.py has the long form).
+PATH_BOUND = [("refill", "batch << knob"), ("refill-hi", "~batch"), ("free", "batch"),
+              ("drain", "batch << knob"), ("decay", "batch"), ("high-order", "2^order")]
+
+
+def _case_reps(R, workload):
+    reps = {r.get("reps") for r in R.rows("C", workload=workload)}
+    if len(reps) != 1:
+        raise Missing("C's %s rows have %s runs, not one count" % (workload, sorted(reps)))
+    return reps.pop()
+
+
 @fig
-def workloads_tcg(R):
-    """The kbuild-like set and lru-file-mmap-read in real time (WT: bench/run
-    --instruments none --workloads lru,kbuild, TCG, 2 vCPUs): median and
-    range of every run, each kernel and setting of the run."""
-    order = {"base": 0, "patched": 1}
-    keys = sorted({(r["kernel"], r["setting"]) for r in R.rows("WT", timing="tcg")
-                   if r["kernel"] in order},
-                  key=lambda k: (order[k[0]], KVF.index(k[1])))
-    row = "%-27s %-20s %s"
-    lines = [row % ("", "kbuild, seconds", "lru-file-mmap-read,"),
-             row % ("kernel, setting", "median (range)", "MiB/s, median (range)")]
-    for k, s in keys:
-        cells = []
-        for name, nd in (("kbuild-x2", 1), ("lru-file-mmap-read-x2", 1)):
-            pre = "micro:" if s == "def" else "micro-sweep:"
-            v = get(R.one("WT", workload=pre + name, timing="tcg", kernel=k, setting=s), "value")
-            cells.append("%.*f (%s)" % (nd, v["median"], rng(v["runs"], nd)))
-        lines.append(row % ((("unpatched" if k == "base" else "series") + ", " + settings.name(s),)
-                            + tuple(cells)))
+def c_reps(R):
+    """The run count of every setting in C's rlat, frag and workload rows."""
+    n = {_case_reps(R, w) for w in ("refill-yafang", "refill-frag")} | \
+        {r["reps"] for r in R.rows("C", source="bench/guest/workloads-run")}
+    if len(n) != 1:
+        raise Missing("C's rows have %s runs, not one count" % sorted(n))
+    return str(n.pop())
+
+
+@fig
+def case_paths(R):
+    """Every zone->lock bulk path on 7.3 at def, knob 1 and knob 0 (C, TCG,
+    the traced phase of the exit storm and the refill load, pooled over
+    the runs): the bound per hold it honors, its holds, the largest hold in
+    pages (exact, from 0002's events) and the p99 hold time (upper bound of
+    its log2 bucket; high-order: the call, waits included)."""
+    row = "%-10s %-13s %-20s %-14s %s"
+    lines = [row % ("", "bound", "holds", "largest, pages", "p99 hold, us"),
+             row % ("path", "per hold", "def   k1    k0", "def  k1  k0", "def  k1  k0")]
+    for path, bound in PATH_BOUND:
+        rs = [R.one("C", workload="zone-lock-paths", path=path, setting=s) for s in CASE]
+        holds = ["%d" % get(r, "holds") for r in rs]
+        big = ["%d" % r["pages_per_hold"]["max"] if r["holds"] else "-" for r in rs]
+        p99 = ["%.0f" % r["hold_us"]["p99_us"] if r["holds"] else "-" for r in rs]
+        lines.append(row % (path, bound, "%-5s %-5s %s" % tuple(holds),
+                            "%-4s %-3s %s" % tuple(big), "%-4s %-3s %s" % tuple(p99)))
     return "\n".join(line.rstrip() for line in lines)
 
 
 @fig
-def tcg_table(R):
-    """Real time with two vCPUs (TCG), every setting of both kernels (P):
-    the refill load's rate (median and range of its runs: the load runs to
-    a deadline, so each run does its own amount of work and its rate, not
-    its time, compares), the waits of both CPUs for zone->lock in it
-    (pooled over the runs of the traced boot), and drain_all_pages() per
-    call in the exit-storm window ("-": no call)."""
-    row = "%-27s %-19s %-7s %s"
-    lines = [row % ("", "refill load", "zone->", "exit storm"),
-             row % ("", "MiB/s, median", "lock", "drain_all_pages"),
-             row % ("kernel, setting", "(range)", "waits", "ms per call")]
-    order = {"base": 0, "patched": 1}
-    rates = sorted((r for r in R.rows("P", workload="refill", timing="tcg") if r["kernel"] in order),
-                   key=lambda r: (order[r["kernel"]], KVF.index(r["setting"])))
-    for r in rates:
-        k, s = r["kernel"], r["setting"]
-        runs = get(r, "refill_mib_s", "runs")
-        w = R.one("P", workload="zone-lock-waits", scenario="refill", kernel=k, setting=s)
-        w = runs_md.get(w, "waits", "all") or get(w, "waits_all_phases")
-        d = R.one("P", workload="zone-lock-waits", scenario="exit-storm", kernel=k,
-                  setting=s).get("drain_all_pages") or {}
-        name = ("unpatched" if k == "base" else "series") + ", " + settings.name(s)
-        lines.append(row % (name, "%.1f (%s)" % (statistics.median(runs), rng(runs, 1)),
-                            w["count"], "%.2f" % (d["total_us"] / d["calls"] / 1e3)
-                            if d.get("calls") else "-"))
+def case_big_refills(R):
+    """C: the default's refills that moved 1000 pages or more, of all its
+    refills (the traced phase, both scenarios)."""
+    r = R.one("C", workload="zone-lock-paths", path="refill", setting="def")
+    return "%d of %d" % (get(r, "ge_1000_pages"), get(r, "holds"))
+
+
+def _wl_case(R, setting, name):
+    wl = ("micro:" if setting == "def" else "micro-sweep:") + name
+    return R.one("C", workload=wl, setting=setting)
+
+
+CASE_WL = [("page_fault1, procs", "page_fault1_processes-x2", "value"),
+           ("page_fault1, threads", "page_fault1_threads-x2", "value"),
+           ("page_fault2, procs", "page_fault2_processes-x2", "value"),
+           ("page_fault2, threads", "page_fault2_threads-x2", "value"),
+           ("iperf3 over lo", "net", "value"),
+           ("bonnie proxy", "bonnie", "value"),
+           ("kbuild (tcg)", "kbuild-x2", "value"),
+           ("lru-file-mmap (tcg)", "lru-file-mmap-read-x2", "value")]
+UNITS = {"ops/s/task": "ops/s", "Gbit/s": "Gbit/s", "s": "s", "MiB/s": "MiB/s"}
+
+
+def _cv(v):
+    runs = v["runs"]
+    return 100.0 * statistics.stdev(runs) / statistics.mean(runs)
+
+
+@fig
+def case_cost(R):
+    """What a lower bound costs (C, every setting in one run; icount but
+    the two tcg rows): per load the default's median and coefficient of
+    variation, then per setting the change of the median against it and
+    its CoV, as mmtests compare and Joshua Hahn's kbuild table give them."""
+    row = "%-20s %-6s %-13s %-13s %-13s %s"
+    lines = [row % ("", "", "default", "knob 1", "knob 0", "fraction INT_MAX"),
+             row % ("load", "unit", "median CoV", "delta  CoV", "delta  CoV", "delta  CoV")]
+    for label, name, _ in CASE_WL:
+        ref = get(_wl_case(R, "def", name), "value")
+        cells = ["%-6s %.1f%%" % (("%.2f" if ref["median"] < 1000 else "%.0f") % ref["median"],
+                                  _cv(ref))]
+        for s in CASE4[1:]:
+            v = get(_wl_case(R, s, name), "value")
+            cells.append("%-6s %.1f%%" % (pct(v["median"], ref["median"]), _cv(v)))
+        lines.append(row % ((label, UNITS.get(ref["unit"], ref["unit"])) + tuple(cells)))
     return "\n".join(line.rstrip() for line in lines)
 
 
 @fig
-def probe_per_wait(R):
-    """P: what waits.bt's handler adds to each wait in the refill load, the
-    range over every setting of both kernels."""
-    pw = [get(r, "probe_in_holds", "trap_us") + get(r, "probe_in_holds", "body_mean_us")
-          for r in _every_setting(R.rows("P", workload="zone-lock-waits", scenario="refill"))]
-    return "%s us" % rng(pw, 1)
+def case_yafang(R):
+    """Yafang Shao's reproducer scaled to the guest (C, rlat): the refill
+    call as his funclatency measured it (refill-lat.bt, waits and the
+    probe included), the hold alone (0002's event), and an RT task
+    (cyclictest, SCHED_FIFO, the loaded CPU) in the untraced runs, pooled
+    over the runs; icount rows first."""
+    row = "%-7s %-17s %-6s %-8s %-8s %-8s %-8s %-9s %s"
+    lines = [row % ("", "", "refill calls", "", "", "hold alone", "", "RT task", ""),
+             row % ("timing", "setting", "count", "avg us", "max us", "avg us", "max us",
+                    "p99.9 us", "max us")]
+    for timing in ("icount", "tcg"):
+        for s in CASE4:
+            r = R.one("C", workload="refill-yafang", timing=timing, setting=s)
+            c, h, rt = get(r, "refill_call"), get(r, "hold"), get(r, "rt")
+            lines.append(row % (timing, settings.name(s), c["calls"], "%.1f" % (c["avg_ns"] / 1e3),
+                                "%.0f" % (c["max_ns"] / 1e3), "%.1f" % (h["avg_ns"] / 1e3),
+                                "%.0f" % (h["max_ns"] / 1e3), "%.0f" % rt["p999_us"],
+                                "%.0f" % rt["max_us"]))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _frag_runs(r):
+    """Runs whose fragmented load fell back (extfrag events) at least ten
+    times as often as the largest as-is run: the runs that fragmented."""
+    lim = 10 * max(max(r["as_is"]["extfrag_runs"]), 1)
+    return sum(1 for x in r["fragmented"]["extfrag_runs"] if x >= lim)
+
+
+@fig
+def case_frag(R):
+    """The refill with the free lists as they are and fragmented on purpose
+    (C, frag, icount, pooled over the runs): ns per page moved and the
+    longest hold (0002's event), and how many runs fragmented."""
+    row = "%-17s %-9s %-8s %-9s %-8s %s"
+    lines = [row % ("", "as is", "", "fragmented", "", "runs that"),
+             row % ("setting", "ns/page", "max us", "ns/page", "max us", "fragmented")]
+    for s in CASE4:
+        r = R.one("C", workload="refill-frag", setting=s)
+        a, f = r["as_is"], r["fragmented"]
+        lines.append(row % (settings.name(s), "%.0f" % a["ns_per_page"], "%.0f" % a["max_us"],
+                            "%.0f" % f["ns_per_page"], "%.0f" % f["max_us"],
+                            "%d of %d" % (_frag_runs(r), len(f["extfrag_runs"]))))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _mmr(x):
+    return "%.0f [%.0f-%.0f] %d" % (x["median"], x["min"], x["max"], x["n"])
+
+
+@fig
+def case_contention(R):
+    """Cost under contention as far as 2 vCPUs show it (C, TCG): bulk holds
+    per MiB moved (refills; refills and frees), and the one waiter's
+    zone->lock wait p99 and maximum per run, median [min-max] and the
+    number of runs with a wait."""
+    row = "%-13s %-11s %-7s %-6s %-18s %s"
+    lines = [row % ("", "", "holds per MiB", "", "wait p99, us", "wait max, us"),
+             row % ("setting", "load", "refill", "all", "median [range] n", "median [range] n")]
+    for s in CASE:
+        for sc in ("refill", "exit-storm"):
+            r = R.one("C", workload="zone-lock-cost", setting=s, scenario=sc)
+            h = get(r, "holds_per_mib")
+            lines.append(row % (settings.name(s) if sc == "refill" else "", sc,
+                                "%.2f" % h["refill"], "%.2f" % h["all"],
+                                _mmr(get(r, "wait_p99_us")), _mmr(get(r, "wait_max_us"))))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+@fig
+def c_wait_runs(R):
+    """C's runs per setting in the waits boots."""
+    n = {r["wait_runs"] for r in R.rows("C", workload="zone-lock-cost")}
+    if len(n) != 1:
+        raise Missing("C's waits have %s runs, not one count" % sorted(n))
+    return str(n.pop())
+
+
+@fig
+def case_hi_max(R):
+    """C: the largest high-order free (free_one_page()) at def, k1 and k0."""
+    return "%d pages" % max(get(R.one("C", workload="zone-lock-paths", path="high-order",
+                                      setting=s), "pages_per_hold", "max") for s in CASE)
+
+
+def _pf_pcts(R, labels):
+    out = []
+    for _, name, _ in CASE_WL[:4]:
+        ref = get(_wl_case(R, "def", name), "value", "median")
+        out += [100.0 * (get(_wl_case(R, s, name), "value", "median") - ref) / ref for s in labels]
+    return out
+
+
+def _pct_span(xs):
+    lo, hi = ("%+.1f%%" % x for x in (min(xs), max(xs)))
+    return lo if lo == hi else "%s to %s" % (lo, hi)
+
+
+@fig
+def c_pf_knobs(R):
+    """C, icount: page_fault1/2 (processes, threads) at knob 1 and knob 0,
+    the change of each median against the default's, the range."""
+    return _pct_span(_pf_pcts(R, ["k1", "k0"]))
+
+
+@fig
+def c_pf_frac(R):
+    """C, icount: page_fault1/2 at the fraction INT_MAX against the default."""
+    return _pct_span(_pf_pcts(R, ["hfmax"]))

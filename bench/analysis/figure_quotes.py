@@ -28,6 +28,19 @@ P1 = "patches/*0001-mm-page_alloc-keep-pcp-free_count-*.patch"
 S612 = "patches/6.12/*"
 
 CONSTS = [
+    (CL3, "up to 2.6% faster with a 2047-page batch", "52166607ecc9's Sapphire Rapids page_fault1 "
+     "table (2047 against 63 pages), cited"),
+    (CL3, "mmap 6 GiB, write every byte, close; \"Run this script 10 times in parallel\"",
+     "Yafang Shao's reproducer, quoted (spinics linux-mm msg395237)"),
+    (CL3, "\"the max latency can be higher than 30ms\"; at 0 most calls took 2-16 us",
+     "Yafang Shao's funclatency figures, quoted (spinics linux-mm msg395237)"),
+    (CL3, "holds of 90-280 ms on an NXP part", "the regression 90abee6d7895 fixed, cited from its changelog"),
+    (P4, "mmap 6 GiB, write every byte, close; \"Run this script 10 times in parallel\"",
+     "Yafang Shao's reproducer, quoted (spinics linux-mm msg395237)"),
+    (P4, "\"the max latency can be higher than 30ms\"; at 0 most calls took 2-16 us",
+     "Yafang Shao's funclatency figures, quoted (spinics linux-mm msg395237)"),
+    (P4, "(refills of at most 126 pages,", "batch << 1 with the usual batch of 63: the code's bound"),
+    (CL3, "refills of at most 126 pages", "batch << 1 with the usual batch of 63: the code's bound"),
     ("*", "2016 pages", "batch << 5 with the usual batch of 63: the code's bound, not a measurement"),
     ("*", "(63 pages with the usual", "the usual pcp->batch: a code constant"),
     (CL3, "batch << 5 pages", "the code's bound"),
@@ -73,59 +86,48 @@ CONSTS = [
 
 # Sentences that 0003's changelog and cover letter 3 share.
 Q_SETUP = ("vCPU while four processes fault in and exit, and while four map, write "
-           "and unmap 32 MiB each ({p_reps} runs each).")
+           "and unmap 32 MiB each ({p_reps} runs each, 7.3.json).")
 Q_COST = ("Cost: the loaded CPU's time (pf1: will-it-scale page_fault1 in one process, per "
-          "page), medians of {p_reps} runs.")
+          "page), medians of {p_reps} runs, from docs/results/7.3.json:")
 Q_HOLDERS = ("rmqueue_bulk()'s hold in every run ({irq_holders_def}); at knob 1 it is a refill "
              "or a pcp free ({irq_holders_k1}), at 0 a pcp free ({irq_holders_k0}).")
-Q_RT = ("The RT task's worst fault (icount; under TCG the host's scheduling sets it): "
+Q_RT = ("The RT task's worst fault in 7.3.json (icount; under TCG the host's scheduling sets it): "
         "{rt_summary}.")
-Q_TCG = ("In real time with two vCPUs (TCG), {p_reps} runs of each setting: the refill load's "
-         "rate (it runs to a deadline, so its rate compares, not its time), the waits of both CPUs "
-         "for zone->lock in it, pooled over the traced runs, and drain_all_pages() per call in the "
-         "exit storm:")
-Q_PROBE = "(on average {probe_per_wait} per wait, over the settings)"
 
-Q_LISTS = ("from the traced runs of the refill load (TCG, the per-hold events, one per hold, "
-           "{p_reps} runs each; per MiB the refills moved):")
 
 # 0003 says which path holds the longest section and what the RT task
 # saw unpatched; the letter sends the reader there
-Q_PCP = ("What they keep on the pcp lists, from a run of its own (bench/run --instruments pcp, "
-         "icount, {pc_reps} runs of each setting; /proc/zoneinfo read every 20 ms on one CPU, a "
-         "run's mean of its samples):")
 Q_PCP3 = ("During the refill load {pcp_short} (medians and ranges of {pc_reps} runs, icount, "
-          "from a run of its own; the cover letter has every setting).")
+          "docs/results/2026-12-03-pcp-icount.json; its .md has every setting).")
 
-Q_WL = ("What each costs in throughput with two tasks on two vCPUs, icount, {w_reps} runs of "
-        "each setting after a warm-up round (bench/run --instruments none --workloads pf,anon:")
 Q_WL3 = ("With two tasks (will-it-scale page_fault1/2, processes and threads, {w_reps} runs each, "
-         "icount, a run of its own), the time per fault against the unpatched default's: {wl_short}.")
+         "icount, docs/results/2026-12-03-workloads-icount.json), the time per fault against the "
+         "unpatched default's: {wl_short}.")
 
-Q_WT = ("Two loads of the kind reviewers run, in real time (TCG, {wt_reps} runs each, bench/run "
-        "--instruments none --workloads lru,kbuild:")
 
 SHARED = [Q_SETUP, Q_COST, "{knob_vs_fraction}"]
 
-QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [(CL3, t) for t in SHARED] + [
-    (CL3, Q_LISTS),
-    (CL3, "{lock_holds}"),
-    (CL3, Q_PCP),
-    (CL3, "{pcp_parked}"),
+QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [
     (P4, Q_PCP3),
-    (CL3, Q_WL),
-    (CL3, "{workloads_cost}"),
     (P4, Q_WL3),
-    (CL3, Q_WT),
-    (CL3, "{workloads_tcg}"),
-    (CL3, Q_TCG),
-    (CL3, "{tcg_table}"),
-    (CL3, Q_PROBE),
-    (CL3, "from bench/micro lock (a lock cmpxchg and a release store around an increment, in "
-          "user space): {lock_cost}: at those prices"),
-    (CL3, "At its defaults the series costs nothing measurable in the regression probes "
-          "(2026-12-03-probes-icount.json; icount, each run; in brackets the series' time per operation against unpatched's, + = "
-          "slower): {default_cost}."),
+    (P4, "knob 0 change page_fault1/2 throughput by {c_pf_knobs} against the default, the "
+         "fraction 2147483647 by {c_pf_frac};"),
+    (P4, "At its defaults the series costs nothing measurable in the regression probes "
+         "(2026-12-03-probes-icount.json; icount, each run; in brackets the series' time per "
+         "operation against unpatched's, + = slower): {default_cost}."),
+    # cover letter 3: the knob's case on 7.3 (2026-12-05-7.3-case.json)
+    (CL3, "{case_paths}"),
+    (CL3, "at the default {case_big_refills} refills moved 1000 pages or more"),
+    (CL3, "every setting in one run, {c_reps} runs each, icount but the tcg rows"),
+    (CL3, "{case_cost}"),
+    (CL3, "high-order frees held {case_hi_max} at most."),
+    (CL3, "high-order frees held {case_hi_max} at most."),
+    (CL3, "cyclictest on that vCPU in untraced runs; {c_reps} runs each, pooled:"),
+    (CL3, "{case_yafang}"),
+    (CL3, "/proc/pagetypeinfo prove it), icount, {c_reps} runs each:"),
+    (CL3, "{case_frag}"),
+    (CL3, "What can (TCG, {c_wait_runs} runs per setting"),
+    (CL3, "{case_contention}"),
     (P5, "{hf_cost}"),
     (P5, "guest time counts instructions executed; {p_reps} runs each, one kernel, every setting in "
          "one benchmark run"),
