@@ -213,7 +213,7 @@ def main(argv):
     m = machine
     prov = {"base": m["base"], "series_sha": m["series_sha"], "commit": m["commit"],
             "config_sha256": None, "uname": m["kernel"], "variant": "patched", "qemu": None,
-            "timing": "hw", "host_cpu": m["cpu_model"],
+            "timing": "hw", "virt": m.get("virt"), "host_cpu": m["cpu_model"],
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
     report = {"provenance": prov, "machine": machine, "rows": rows(raw, machine)}
     with open(os.path.join(out, "hw-report.json"), "w") as f:
@@ -221,6 +221,9 @@ def main(argv):
     md = ["# pcp-batch-scale: hardware run", "",
           f"- machine: {m['cpu_model']}, {m['sockets']} socket(s), {m['cpus']} CPUs "
           f"({m['cpus_used']} used), {m['memory_mib']} MiB",
+          f"- virtualisation: {m.get('virt') or 'not recorded'}"
+          + ("" if m.get("virt") in (None, "none") else
+             " (a virtual machine: its holds and waits include what the host does)"),
           f"- kernel: {m['kernel']}; series commit {m['commit']} (patches/ tree {m['series_sha']})",
           f"- pcp batch (largest): {m['batch']}; sysctls at start: "
           + ", ".join(f"{k}={v}" for k, v in m["sysctls_at_start"].items()),

@@ -48,11 +48,14 @@ for load in ("yafang", "pf1", "pf2"):
         if not any(((rows.get((load, s)) or {}).get("holds", {}).get(k) or {}).get("p99_us")
                    for s in ("def", "k1", "k0", "hfmax")):
             bad.append(f"{load}: no {k} p99 at any setting")
+# the guest is a virtual machine: the report must say so
+if not r["machine"].get("virt") or r["machine"]["virt"] == "none":
+    bad.append("machine.virt %r in a QEMU guest" % r["machine"].get("virt"))
 p = r["provenance"]
 if p["timing"] != "hw" or p["qemu"] is not None:
     bad.append("provenance: timing %r qemu %r" % (p["timing"], p["qemu"]))
 md = open(d + "/hw-report.md").read()
-for want in ("### yafang", "### pf1", "### pf2", "knob 0", "fraction INT_MAX"):
+for want in ("### yafang", "### pf1", "### pf2", "knob 0", "fraction INT_MAX", "- virtualisation: "):
     if want not in md:
         bad.append("hw-report.md lacks " + want)
 if "||" in md:
