@@ -125,7 +125,7 @@ QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [
          "operation against unpatched's, + = slower): {default_cost}."),
     # cover letter 3: the knob's case on 7.3 (2026-12-05-7.3-case.json)
     (CL3, "{case_paths}"),
-    (CL3, "here high-order frees held {case_hi_max} at most and no drain ran; at the default "
+    (CL3, "high-order frees {case_hi_max} at most, no drain ran; at the default "
           "{case_big_refills} refills moved 1000 pages or more."),
     (CL3, "every setting in one run, {c_reps} runs each, icount but the tcg rows"),
     (CL3, "{case_cost}"),
