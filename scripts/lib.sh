@@ -288,16 +288,19 @@ ktap_totals() {
 # kernel_provenance VARIANT SRC OUT: OUT/provenance.json, what a kernel build
 # was made of (results name the kernel they measured: docs/reading-results.md):
 # base_version (the pinned Debian version), series_sha (SRC's HEAD^{tree}:
-# the code built; null for a tree without git), tree_dirty, patch_ids (git
+# the code built; null for a tree without git), code_sha (the same tree
+# without Documentation/: equal code_sha, equal code built and tested, when
+# only the text of the documentation changed), tree_dirty, patch_ids (git
 # patch-id --stable of each commit after the base commit), config_sha256,
 # variant, built (date).
 kernel_provenance() {
-	local ver bc tree=null dirty=false ids=''
+	local ver bc tree=null code=null dirty=false ids=''
 	ver=$(sed -n 's/^BASE_VERSION=//p' "$top/configs/base-$BASE.pin")
 	# a tree of its own (the pristine base is no repository: git would
 	# find the one around it)
 	if [ "$(git -C "$2" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$2" && pwd -P)" ]; then
 		tree=$(git -C "$2" rev-parse 'HEAD^{tree}')
+		code=$(code_tree "$2")
 		[ -z "$(git -C "$2" status --porcelain --untracked-files=no)" ] || dirty=true
 		bc=$(sed -n 's/^BASE_COMMIT=//p' "$top/configs/base-$BASE.pin")
 		# the unpatched tree is an import of its own: no series on it
@@ -305,18 +308,26 @@ kernel_provenance() {
 			ids=$(git -C "$2" rev-list --reverse "$bc..HEAD" |
 				while read -r c; do git -C "$2" show "$c" | git patch-id --stable | cut -d' ' -f1; done)
 	fi
-	/usr/bin/python3 - "$1" "$ver" "$tree" "$dirty" "$3" "$ids" <<'PY'
+	/usr/bin/python3 - "$1" "$ver" "$tree" "$dirty" "$3" "$ids" "$code" <<'PY'
 import datetime, hashlib, json, os, sys
-variant, ver, tree, dirty, out, ids = sys.argv[1:]
+variant, ver, tree, dirty, out, ids, code = sys.argv[1:]
 with open(os.path.join(out, ".config"), "rb") as f:
     cfg = hashlib.sha256(f.read()).hexdigest()
 with open(os.path.join(out, "provenance.json"), "w") as f:
     json.dump({"base_version": ver, "series_sha": None if tree == "null" else tree,
+               "code_sha": None if code == "null" else code,
                "tree_dirty": dirty == "true", "patch_ids": ids.split(),
                "config_sha256": cfg, "variant": variant,
                "built": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")},
               f, indent=1)
 PY
+}
+
+# code_tree REPO [TREE]: the tree object of TREE (default HEAD) of REPO
+# without its top-level Documentation/ (git mktree: anyone can recompute it
+# from the commit or tree)
+code_tree() {
+	git -C "$1" ls-tree "${2:-HEAD}" | awk -F '\t' '$2 != "Documentation"' | git -C "$1" mktree
 }
 
 # run_provenance IMAGE TIMING DIR: DIR/provenance.json, the kernel IMAGE's
@@ -333,7 +344,7 @@ run_provenance() {
 	/usr/bin/python3 - "$1" "$2" "$3" "$commit" "$qemu" "$cpu" <<'PY'
 import datetime, json, os, sys
 image, timing, out, commit, qemu, cpu = sys.argv[1:]
-keys = ("base_version", "series_sha", "tree_dirty", "patch_ids", "config_sha256", "variant")
+keys = ("base_version", "series_sha", "code_sha", "tree_dirty", "patch_ids", "config_sha256", "variant")
 try:
     with open(os.path.join(os.path.dirname(image), "provenance.json")) as f:
         built = json.load(f)

@@ -44,7 +44,7 @@ from tables import (chunked_verdict, cost_table, fmt_num, fmt_spread, legend,
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # what bench/run's run_provenance (scripts/lib.sh) writes into a boot folder
-PROVENANCE_KEYS = ("base_version", "series_sha", "tree_dirty", "patch_ids", "config_sha256",
+PROVENANCE_KEYS = ("base_version", "series_sha", "code_sha", "tree_dirty", "patch_ids", "config_sha256",
                    "variant", "commit", "qemu", "timing", "host_cpu", "date")
 
 

@@ -417,13 +417,18 @@ tcg patched smp=2 raw/patched: bench/guest/guest-run -r 5 -t traced -n 4 -s 128 
 tcg patched smp=2 raw/patched: bench/guest/workloads-run -r 5 -w kbuild,lru patched /run/out def k1 k0 hfmax
 icount patched smp=2 icount/raw/patched: bench/guest/guest-run -r 5 -A -t none -n 4 -s 64 -a 0 -R 500 -N 4 -S 32 -i rlat,frag patched /run/out def k1 k0 hfmax
 icount patched smp=2 icount/raw/patched: bench/guest/workloads-run -r 5 -W -w pf,net,bonnie patched /run/out def k1 k0 hfmax
+== --quoted
+icount base smp=2 icount/raw/base: bench/guest/guest-run -r 5 -A -t plain -n 4 -s 64 -a 0 -R 500 -N 4 -S 32 -i solo1 base /run/out def hfmax
+icount patched smp=2 icount/raw/patched: bench/guest/guest-run -r 5 -A -t plain -n 4 -s 64 -a 0 -R 500 -N 4 -S 32 -i solo1 patched /run/out def k0 k1 k2 k3 k4 hfmax hf-1
+icount patched smp=2 icount/raw/sweep: bench/guest/guest-run -r 5 -K -t plain patched /run/out def k0 k1 k2 k3 k4 hfmax hf-1
+icount tracers smp=1 icount/raw/tracers: bench/guest/guest-run -r 5 -n 4 -s 64 -R 500 -N 4 -S 32 -t none -i tracers tracers /run/out def k0 k1 k2 k3 k4 hfmax hf-1
 ==
 PLANS
 )
 		# shellcheck disable=SC2086 # the mode's options, split on purpose
 		got=$(plan_boots "$dir" ${mode#full}) || { echo "bench/run --plan $mode failed"; rc=1; continue; }
 		[ "$got" = "$want" ] || { echo "bench/run --plan $mode:"; diff <(echo "$want") <(echo "$got"); rc=1; }
-	done <<<"$(printf '%s\n' full '--timing tcg --settings k0,hfmax --workloads none' --smoke --short --case --multi \
+	done <<<"$(printf '%s\n' full '--timing tcg --settings k0,hfmax --workloads none' --smoke --short --case --quoted --multi \
 		--probes '--instruments pcp --timing icount --settings def,k0,hfmax' '--instruments none --workloads pf --timing tcg')"
 	rm -rf "$dir"
 	return $rc
