@@ -8,7 +8,10 @@ build/BASE/linux.  The current series tree of a base is what git am of
 today's patches/ (6.12: patches/6.12/) gives on the pinned base
 (scripts/lib.sh applied_tree), computed once per check.  A results file is
 current when every series_sha its rows carry (the unpatched kernel's is
-null) is that tree.  A quote of a figure read from a file that is not
+null) is that tree, or when every row with a series_sha also carries a
+code_sha equal to that tree's without Documentation/ (scripts/lib.sh
+code_tree: the same code built and tested, only the documentation's text
+changed since; check says which files it takes so).  A quote of a figure read from a file that is not
 current passes only when its sentence (from the end of the sentence before
 it to the end of its own; for a table, the caption line before it) names
 the file: NAME.json, or NAME.md, its tables.
@@ -82,6 +85,14 @@ def current_tree(root, base):
     return p.stdout.strip(), None
 
 
+def current_code(root, base, tree):
+    """scripts/lib.sh code_tree of TREE: today's series without Documentation/."""
+    repo = os.path.join(root, "build", base, "linux")
+    p = subprocess.run(["bash", "-c", '. "$1/scripts/lib.sh"; shift; code_tree "$@"', "_", root,
+                        repo, tree], capture_output=True, text=True)
+    return p.stdout.strip() if p.returncode == 0 else None
+
+
 class Rule:
     def __init__(self, root):
         self.root = root
@@ -89,6 +100,7 @@ class Rule:
         self.trees = {}
         self.notes = []
         self.stale = {}
+        self.same_code = set()
 
     def _stale(self, name):
         """Why results file NAME is not current, or None when it is (or when
@@ -111,9 +123,16 @@ class Rule:
                     continue
                 shas = {(r.get("provenance") or {}).get("series_sha") for r in rows
                         if r.get("base") == base} - {None}
-                if shas != {tree}:
-                    why = "series_sha %s, not today's series tree %s" % (
-                        " ".join(sorted(s[:12] for s in shas)) or "unknown", tree[:12])
+                if shas == {tree}:
+                    continue
+                # the same code, only the documentation's text changed since
+                codes = {(r.get("provenance") or {}).get("code_sha") for r in rows
+                         if r.get("base") == base and (r.get("provenance") or {}).get("series_sha")}
+                if None not in codes and codes == {current_code(self.root, base, tree)}:
+                    self.same_code.add(name)
+                    continue
+                why = "series_sha %s, not today's series tree %s" % (
+                    " ".join(sorted(s[:12] for s in shas)) or "unknown", tree[:12])
             self.stale[name] = why
         return self.stale[name]
 

@@ -165,6 +165,9 @@ def check(root, strict=STRICT):
             % (path, len(quotes), name, why, quotes[0][:60]) if strict else
             "stale quote: %s: %d quote(s) from %s (%s), the file not named in the sentence"
             % (path, len(quotes), name, why))
+    for name in sorted(rule.same_code):
+        rule.notes.append("%s: measured on an earlier series tree with today's code (code_sha "
+                          "equal: only Documentation/ differs)" % name)
     return problems, files, rule.notes
 
 

@@ -4,7 +4,15 @@ can truly have, written once into each row (issue 38, item 2); kept for the
 record.
 
 Usage: bench/analysis/reconstruct_provenance.py [FILE.json...]
+       bench/analysis/reconstruct_provenance.py --code-sha [FILE.json...]
        (default: every docs/results/*.json)
+
+--code-sha adds, to every row (live or reconstructed) with a series_sha and
+no code_sha, the code_sha of that tree (scripts/lib.sh code_tree: the tree
+without Documentation/), with code_sha_from saying so; the tree is made
+again, where build/BASE/linux lacks it, by git am of patches/ at the row's
+commit, and used only when it is the series_sha recorded.  A row whose tree
+cannot be made keeps no code_sha.
 
 These files were written before bench/run recorded provenance.json in each
 boot folder.  Each row gets a "provenance" object with the fields of a live
@@ -155,10 +163,44 @@ def reconstruct(path):
     print("%s: commit %s, series_sha %s" % (name, commit, " ".join(shas)))
 
 
+def code_sha(path):
+    name = os.path.basename(path)
+    with open(path) as f:
+        rows = json.load(f)
+    done = {}
+    for r in rows:
+        p, base = r.get("provenance") or {}, r.get("base")
+        sha = p.get("series_sha")
+        if not sha or p.get("code_sha") or not base:
+            continue
+        if (sha, base) not in done:
+            repo = os.path.join(TOP, "build", base, "linux")
+            have = os.path.isdir(repo) and subprocess.run(
+                ["git", "-C", repo, "cat-file", "-e", sha + "^{tree}"],
+                capture_output=True).returncode == 0
+            at = SERIES_AT.get(name) or (p.get("commit") or "").removesuffix("-dirty")
+            if not have and at and series_tree(at, base)[0] == sha:
+                have = True
+            code = None
+            if have:
+                q = subprocess.run(["bash", "-c", '. "$1/scripts/lib.sh"; shift; code_tree "$@"',
+                                    "_", TOP, repo, sha], capture_output=True, text=True)
+                code = q.stdout.strip() if q.returncode == 0 else None
+            done[sha, base] = code
+        if done[sha, base]:
+            p["code_sha"] = done[sha, base]
+            p["code_sha_from"] = "scripts/lib.sh code_tree of series_sha (added 2026-12-06)"
+    with open(path, "w") as f:
+        f.write(json.dumps(rows, indent=1))
+    print("%s: code_sha %s" % (name, " ".join(sorted({str(v) for v in done.values()})) or "-"))
+
+
 def main(argv):
-    files = argv[1:] or sorted(glob.glob(os.path.join(TOP, "docs", "results", "*.json")))
+    todo = code_sha if argv[1:2] == ["--code-sha"] else reconstruct
+    args = argv[2:] if todo is code_sha else argv[1:]
+    files = args or sorted(glob.glob(os.path.join(TOP, "docs", "results", "*.json")))
     for path in files:
-        reconstruct(path)
+        todo(path)
     return 0
 
 
