@@ -17,7 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # The committed results files, by the label the texts use for them.
 SOURCES = {
-    "P": ["7.3.json"],
+    "P": ["2026-12-06-7.3-quoted.json"],
     "F": ["2026-12-02-tcg-short-series.json", "2026-12-02-icount-short-series.json"],
     "L": ["2026-12-02-tcg-waits-light-probe.json"],
     "Q": ["2026-12-02-tcg-quiet-chunked-refill.json"],

@@ -94,12 +94,12 @@ CONSTS = [
 
 # Sentences that 0003's changelog and cover letter 3 share.
 Q_SETUP = ("vCPU while four processes fault in and exit, and while four map, write "
-           "and unmap 32 MiB each ({p_reps} runs each, 7.3.json).")
+           "and unmap 32 MiB each ({p_reps} runs each, 2026-12-06-7.3-quoted.json).")
 Q_COST = ("Cost: the loaded CPU's time (pf1: will-it-scale page_fault1 in one process, per "
-          "page), medians of {p_reps} runs, from docs/results/7.3.json:")
+          "page), medians of {p_reps} runs, from docs/results/2026-12-06-7.3-quoted.json:")
 Q_HOLDERS = ("rmqueue_bulk()'s hold in every run ({irq_holders_def}); at knob 1 it is a refill "
-             "or a pcp free ({irq_holders_k1}), at 0 a pcp free ({irq_holders_k0}).")
-Q_RT = ("The RT task's worst fault in 7.3.json (icount; under TCG the host's scheduling sets it): "
+             "or a pcp free ({irq_holders_k1}), at 0 mostly a pcp free ({irq_holders_k0}).")
+Q_RT = ("The RT task's worst fault in that file (icount; under TCG the host's scheduling sets it): "
         "{rt_summary}.")
 
 
