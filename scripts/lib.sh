@@ -324,10 +324,27 @@ PY
 }
 
 # code_tree REPO [TREE]: the tree object of TREE (default HEAD) of REPO
-# without its top-level Documentation/ (git mktree: anyone can recompute it
-# from the commit or tree)
+# without Documentation/ and tools/testing/selftests/, the parts no
+# benchmark builds into or runs with the kernel (git mktree: anyone can
+# recompute it from the commit or tree)
 code_tree() {
-	git -C "$1" ls-tree "${2:-HEAD}" | awk -F '\t' '$2 != "Documentation"' | git -C "$1" mktree
+	local t
+	t=$(tree_without "$1" "$(git -C "$1" rev-parse "${2:-HEAD}^{tree}")" Documentation) &&
+		tree_without "$1" "$t" tools/testing/selftests
+}
+
+# tree_without REPO TREE PATH: TREE with PATH (a/b/c) taken out
+tree_without() {
+	local head=${3%%/*} sub
+	if [ "$head" = "$3" ]; then
+		git -C "$1" ls-tree "$2" | awk -F '\t' -v n="$head" '$2 != n' | git -C "$1" mktree
+		return
+	fi
+	sub=$(git -C "$1" rev-parse -q --verify "$2:$head") || { echo "$2"; return; }
+	sub=$(tree_without "$1" "$sub" "${3#*/}") || return
+	git -C "$1" ls-tree "$2" |
+		awk -F '\t' -v n="$head" -v s="$sub" '$2 == n { sub(/ [0-9a-f]+$/, " " s, $1) } { print $1 "\t" $2 }' |
+		git -C "$1" mktree
 }
 
 # run_provenance IMAGE TIMING DIR: DIR/provenance.json, the kernel IMAGE's

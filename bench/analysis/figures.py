@@ -167,7 +167,7 @@ def check(root, strict=STRICT):
             % (path, len(quotes), name, why))
     for name in sorted(rule.same_code):
         rule.notes.append("%s: measured on an earlier series tree with today's code (code_sha "
-                          "equal: only Documentation/ differs)" % name)
+                          "equal: only Documentation/ or tools/testing/selftests/ differ)" % name)
     return problems, files, rule.notes
 
 

@@ -171,7 +171,7 @@ def code_sha(path):
     for r in rows:
         p, base = r.get("provenance") or {}, r.get("base")
         sha = p.get("series_sha")
-        if not sha or p.get("code_sha") or not base:
+        if not sha or not base:
             continue
         if (sha, base) not in done:
             repo = os.path.join(TOP, "build", base, "linux")
@@ -189,7 +189,8 @@ def code_sha(path):
             done[sha, base] = code
         if done[sha, base]:
             p["code_sha"] = done[sha, base]
-            p["code_sha_from"] = "scripts/lib.sh code_tree of series_sha (added 2026-12-06)"
+            p["code_sha_from"] = ("scripts/lib.sh code_tree of series_sha (added 2026-12-06, "
+                                  "recomputed 2026-12-06 without tools/testing/selftests/)")
     with open(path, "w") as f:
         f.write(json.dumps(rows, indent=1))
     print("%s: code_sha %s" % (name, " ".join(sorted({str(v) for v in done.values()})) or "-"))
