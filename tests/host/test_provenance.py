@@ -88,7 +88,40 @@ def main():
                           and r["provenance"]["series_sha"] == GIVEN[("icount/raw/base", "icount")]
                           for r in half), "provenance.json without uname.txt: uname null",
              repr(half[:1]))
+    code_tree(k)
     return k.finish()
+
+
+def code_tree(k):
+    """scripts/lib.sh code_tree: blind to Documentation/ and the selftests only."""
+    with tempfile.TemporaryDirectory() as repo:
+        def sh(*cmd):
+            return subprocess.run(cmd, cwd=repo, capture_output=True, text=True, check=True).stdout
+
+        def code():
+            sh("git", "add", "-A")
+            tree = sh("git", "write-tree").strip()
+            return subprocess.run(["bash", "-c", '. "$1/scripts/lib.sh"; code_tree "$2" "$3"', "_",
+                                   TOP, repo, tree], capture_output=True, text=True).stdout.strip()
+
+        def edit(path):
+            os.makedirs(os.path.dirname(os.path.join(repo, path)), exist_ok=True)
+            with open(os.path.join(repo, path), "a") as f:
+                f.write("x\n")
+        sh("git", "init", "-q")
+        for path in ("mm/page_alloc.c", "Documentation/vm.rst", "tools/perf/p.c",
+                     "tools/testing/selftests/mm/t.c", "tools/testing/kunit/k.py"):
+            edit(path)
+        first = code()
+        for path, same in (("Documentation/vm.rst", True), ("tools/testing/selftests/mm/t.c", True),
+                           ("tools/testing/kunit/k.py", False), ("tools/perf/p.c", False),
+                           ("mm/page_alloc.c", False)):
+            edit(path)
+            now = code()
+            k.result(len(now) == 40 and (now == first) == same,
+                     "code_tree %s when %s changes" % ("stays" if same else "moves", path),
+                     "%s -> %s" % (first, now))
+            first = now
 
 
 if __name__ == "__main__":
