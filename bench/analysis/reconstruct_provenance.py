@@ -189,8 +189,8 @@ def code_sha(path):
             done[sha, base] = code
         if done[sha, base]:
             p["code_sha"] = done[sha, base]
-            p["code_sha_from"] = ("scripts/lib.sh code_tree of series_sha (added 2026-12-06, "
-                                  "recomputed 2026-12-06 without tools/testing/selftests/)")
+            p["code_sha_from"] = ("scripts/lib.sh code_tree of series_sha, recomputed 2026-12-06 "
+                                  "(without Documentation/ and tools/testing/selftests/)")
     with open(path, "w") as f:
         f.write(json.dumps(rows, indent=1))
     print("%s: code_sha %s" % (name, " ".join(sorted({str(v) for v in done.values()})) or "-"))
