@@ -83,6 +83,7 @@ CONSTS = [
      "the harness's disk use, no measurement of a kernel"),
     ("docs/harness.md", "(~3 GiB). ccache (5 GiB)", "the harness's disk use and ccache's size setting"),
     ("patches/*0005-selftests-*.patch", "unmapping 32 MiB twice", "the kselftest's load, a parameter"),
+    ("patches/*0005-selftests-*.patch", "faulting in 32 MiB page by page", "the kselftest's refill-count load, a parameter"),
     ("patches/*", "(256 CPUs, 1 TB,", "Yafang Shao's machine, cited from his report"),
     ("patches/6.12/*", "processes of ~6 GB each", "Yafang Shao's workload, cited from his report"),
     (P4, "RZ/G3S (1 GiB,", "Claudiu Beznea's board, cited from his RFC"),
