@@ -17,8 +17,9 @@ bench/analysis/report.py's results.json rows:
   {all, refill, free} (the window's bulk holds over the MiB they moved,
   pooled over the runs), and the window's zone->lock waits per run
   (waits.bt, any waiter): "wait_p99_us" and "wait_max_us" {median, min,
-  max, runs, n} over the runs that waited, "wait_runs" (the waits phase's
-  runs), "waits" (pooled count and total_us).
+  max, runs, n} over the runs that waited, "wait_count" {median, min, max,
+  runs, n} over all of the waits phase's runs ("wait_runs"; a run without
+  a wait counts 0), "waits" (pooled count and total_us).
 
 Pages per hold are exact from 8 pages up (paths-tp.bt's @*_n_pages),
 below that the upper bound of their log2 bucket; hold percentiles are the
@@ -198,7 +199,8 @@ def spread(xs):
 
 
 def per_run_waits(wmaps, label, suffix, letter):
-    """waits.bt's per-run maps of the window: [(p99_us, max_us)] per run."""
+    """waits.bt's per-run maps of the window: [(p99_us, max_us, count)] per
+    run that waited."""
     names = wmaps.get("@phase_name", {})
     runs = {}
     for name in ("@wait_run_max_ns", "@wait_run_fine_us", "@wait_run_coarse_us"):
@@ -214,7 +216,7 @@ def per_run_waits(wmaps, label, suffix, letter):
              if x["count"]]
         p99 = hist_upper(b, .99)
         out.append((None if p99 is None else min(p99, mx / 1e3 if mx else p99),
-                    mx / 1e3 if mx is not None else None))
+                    mx / 1e3 if mx is not None else None, sum(x["count"] for x in b)))
     return out
 
 
@@ -239,7 +241,10 @@ def cost_row(d, maps, wmaps, label, scenario, letter, suffix):
     tot_ns = sum(v for k, v in wmaps.get("@wait_sum_ns", {}).items()
                  if k.split(",")[0] == "%s:%s" % (letter, run))
     return {"holds_per_mib": per, "holds": holds, "mib": mib,
-            "wait_p99_us": spread([p for p, _ in pr]), "wait_max_us": spread([m for _, m in pr]),
+            "wait_p99_us": spread([p for p, _, _ in pr]),
+            "wait_max_us": spread([m for _, m, _ in pr]),
+            # every run of the phase, those without a wait as 0
+            "wait_count": spread([c for _, _, c in pr] + [0] * max(0, reps - len(pr))),
             "waits": {"count": n, "total_us": tot_ns / 1e3}, "wait_runs": reps}
 
 
@@ -317,15 +322,24 @@ def sp(s, reps, fmt="%.0f"):
                                    reps)
 
 
+def cnt(s, pooled):
+    """A run's waits as median [min-max]; a row of a file without the
+    per-run counts gives its pooled count, marked."""
+    if not s or s["median"] is None:
+        return "%s pooled" % pooled
+    return "%s [%s-%s]" % (f(s["median"]), f(s["min"]), f(s["max"]))
+
+
 def cost_text(rs):
-    fmt = "%-4s %-10s %7s %7s %7s %7s %28s %28s"
-    lines = [fmt % ("set", "scenario", "h/MiB", "refill", "free", "waits", "wait p99 us",
+    fmt = "%-4s %-10s %7s %7s %7s %16s %28s %28s"
+    lines = [fmt % ("set", "scenario", "h/MiB", "refill", "free", "waits/run", "wait p99 us",
                     "wait max us"),
-             fmt % tuple("-" * w for w in (4, 10, 7, 7, 7, 7, 28, 28))]
+             fmt % tuple("-" * w for w in (4, 10, 7, 7, 7, 16, 28, 28))]
     for r in rs:
         h = r["holds_per_mib"]
         lines.append(fmt % (r["setting"], r["scenario"], f(h["all"], "%.2f"),
-                            f(h["refill"], "%.2f"), f(h["free"], "%.2f"), r["waits"]["count"],
+                            f(h["refill"], "%.2f"), f(h["free"], "%.2f"),
+                            cnt(r.get("wait_count"), r["waits"]["count"]),
                             sp(r["wait_p99_us"], r["wait_runs"]),
                             sp(r["wait_max_us"], r["wait_runs"])))
     return "\n".join(lines) + "\n"
@@ -364,7 +378,8 @@ def section(rows_):
                "bulk frees) in the scenario's window per MiB they moved (traced phase, "
                "paths-tp.bt, pooled over the runs).  waits: zone->lock waits of any task in "
                "the window (bench/guest/waits.bt, the waits instrument), the p99 and the "
-               "maximum of each run as median [min-max] n=runs with a wait/runs: totals can fall while the "
+               "maximum of each run as median [min-max] n=runs with a wait/runs, and the waits "
+               "per run as median [min-max] over all runs: totals can fall while the "
                "maximum rises, so both.\n",
                "```\n" + cost_text(cs) + "```\n"]
     return "\n".join(md)

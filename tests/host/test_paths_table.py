@@ -76,6 +76,11 @@ def write_raw(out):
         f.write(json.dumps({"type": "map", "data": TP}) + "\n")
     with open(os.path.join(d, "waits.json"), "a") as f:
         f.write(json.dumps({"type": "map", "data": WAITS}) + "\n")
+    # a third exit-storm run at def, without a wait: counts 0
+    with open(os.path.join(d, "storm-waits.jsonl")) as f:
+        first = next(json.loads(x) for x in f if json.loads(x).get("label") == "def")
+    with open(os.path.join(d, "storm-waits.jsonl"), "a") as f:
+        f.write(json.dumps(first) + "\n")
 
 
 def near(a, x):
@@ -134,6 +139,15 @@ def main():
                mx.get("min") == 50 and mx.get("max") == 2000,
                "exit window at def: each run's wait p99 (10, 2000 us) and max (50, 2000 us),"
                " median and min-max, not pooled", json.dumps([p99, mx]))
+        wc, reps = c.get("wait_count") or {}, c.get("wait_runs")
+        want = sorted([100, 11] + [0] * ((reps or 0) - 2))
+        result(reps and reps >= 2 and sorted(wc.get("runs") or []) == want and
+               wc.get("n") == reps and wc.get("max") == 100 and
+               wc.get("min") == (0 if reps > 2 else 11),
+               "exit window at def: waits per run (100, 11, and 0 for each of the other %s"
+               " runs), not the pooled count" % ((reps or 2) - 2), json.dumps([wc, reps]))
+        result("11 [0-100]" in md, "report.md prints the per-run wait count spread",
+               md[md.find("waits/run"):][:400])
         result(all(r.get("provenance") is not None for r in get.values()),
                "every new row has its provenance", "")
         result("## zone->lock bulk paths on 7.3" in md and "at most one waiter" in md,
