@@ -530,6 +530,23 @@ def case_contention(R):
 
 
 @fig
+def case_wait_counts(R):
+    """C: zone->lock waits per setting, pooled over the runs (zone-lock-waits:
+    this file has no per-run count), in the refill load and the exit storm,
+    and the waits probe's own cost per wait (probe_in_holds.per_wait_us),
+    min-max over those rows."""
+    parts, cost = [], []
+    for sc, load in (("refill", "refill load"), ("exit-storm", "exit storm")):
+        xs = []
+        for s in CASE4:
+            r = R.one("C", workload="zone-lock-waits", setting=s, scenario=sc)
+            xs.append("%s %d" % (settings.name(s), get(r, "waits", "all", "count")))
+            cost.append(get(r, "probe_in_holds", "per_wait_us"))
+        parts.append("%s: %s" % (load, ", ".join(xs)))
+    return "%s; the probe costs %.0f-%.0f us a wait" % ("; ".join(parts), min(cost), max(cost))
+
+
+@fig
 def c_wait_runs(R):
     """C's runs per setting in the waits boots."""
     n = {r["wait_runs"] for r in R.rows("C", workload="zone-lock-cost")}

@@ -133,10 +133,12 @@ QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [
     (CL3, "Under TCG kbuild at knob 1 took {c_kbuild}: host noise or a cost, we cannot tell."),
     (CL3, "cyclictest on that vCPU during untraced runs; icount, {c_reps} runs each, pooled:"),
     (CL3, "{case_yafang}"),
-    (CL3, "which fragmented), icount, {c_reps} runs each:"),
+    (CL3, "which runs fragmented), icount, {c_reps} runs each:"),
     (CL3, "{case_frag}"),
-    (CL3, "What can (TCG, {c_wait_runs} runs per setting"),
+    (CL3, "show it (TCG, {c_wait_runs} runs per setting"),
     (CL3, "{case_contention}"),
+    (CL3, "Waits pooled over the runs (no per-run count kept), the fraction's too: "
+          "{case_wait_counts}, inside the holds: a direction only."),
     (P5, "{hf_cost}"),
     (P5, "guest time counts instructions executed; {p_reps} runs each, one kernel, every setting in "
          "one benchmark run"),
