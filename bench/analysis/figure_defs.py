@@ -531,10 +531,8 @@ def case_contention(R):
 
 @fig
 def case_wait_counts(R):
-    """C: zone->lock waits per setting, pooled over the runs (zone-lock-waits:
-    this file has no per-run count), in the refill load and the exit storm,
-    and the waits probe's own cost per wait (probe_in_holds.per_wait_us),
-    min-max over those rows."""
+    """C: zone->lock waits per setting and load, pooled over the runs (no
+    per-run count kept), and the probe's cost per wait, min-max."""
     parts, cost = [], []
     for sc, load in (("refill", "refill load"), ("exit-storm", "exit storm")):
         xs = []
