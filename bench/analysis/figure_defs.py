@@ -224,12 +224,6 @@ def pc_reps(R):
 
 
 @fig
-def w_reps(R):
-    """The repetitions of every row in W."""
-    return _reps(R, "W", R.rows("W", timing="icount"))
-
-
-@fig
 def s612_free_pages(R):
     """6.12: the largest bulk free (pages, from the per-hold event) unpatched,
     at the default, at 2 and at 0, exit storm."""
@@ -331,40 +325,6 @@ def pcp_short(R):
     return ("the fraction 2147483647 keeps %s pages on the pcp lists, the default %s and "
             "knob 0 %s" % (_pcp_refill(R, "patched", "hfmax"), _pcp_refill(R, "patched", "def"),
                            _pcp_refill(R, "patched", "k0")))
-
-
-WL_COLS = [("page_fault1_processes-x2", "procs"), ("page_fault1_threads-x2", "threads"),
-           ("page_fault2_processes-x2", "procs"), ("page_fault2_threads-x2", "threads"),
-           ("anon-w-seq-x2", "MiB/s")]
-
-
-def _wl(R, kernel, setting, name):
-    pre = "micro:" if setting == "def" else "micro-sweep:"
-    return get(R.one("W", workload=pre + name, timing="icount", kernel=kernel, setting=setting),
-               "value")
-
-
-def _wl_pcts(R, kernel, labels):
-    """Every page-fault cell of LABELS against the unpatched default: the
-    time per fault, % (+ = slower)."""
-    return [100.0 * (_wl(R, "base", "def", n)["median"] - _wl(R, kernel, s, n)["median"]) /
-            _wl(R, kernel, s, n)["median"]
-            for s in labels for n, _ in WL_COLS if "page_fault" in n]
-
-
-def _pct_range(xs):
-    lo, hi = min(xs), max(xs)
-    return "%+.1f%%" % lo if round(lo, 1) == round(hi, 1) else "%+.1f%% to %+.1f%%" % (lo, hi)
-
-
-@fig
-def wl_short(R):
-    """0003: the page-fault workloads with two tasks (W), the fraction and
-    the knob at 1 and 0 against the unpatched default, ranges over the
-    four tests' medians."""
-    return ("fraction 2147483647 %s, knob 1 and 0 %s" %
-            (_pct_range(_wl_pcts(R, "patched", ["hfmax"])),
-             _pct_range(_wl_pcts(R, "patched", ["k1", "k0"]))))
 
 
 # ---- the knob's case on 7.3 (C: bench/run --case, issue 39) ------------------

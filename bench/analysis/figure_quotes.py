@@ -109,16 +109,11 @@ Q_RT = ("The RT task's worst fault in that file (icount; under TCG the host's sc
 Q_PCP3 = ("During the refill load {pcp_short} (medians and ranges of {pc_reps} runs, icount, "
           "docs/results/2026-12-03-pcp-icount.json; its .md has every setting).")
 
-Q_WL3 = ("With two tasks (will-it-scale page_fault1/2, processes and threads, {w_reps} runs each, "
-         "icount, docs/results/2026-12-03-workloads-icount.json), the time per fault against the "
-         "unpatched default's: {wl_short}.")
-
 
 SHARED = [Q_SETUP, Q_COST, "{knob_vs_fraction}"]
 
 QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [
     (P4, Q_PCP3),
-    (P4, Q_WL3),
     (P4, "knob 0 change page_fault1/2 throughput by {c_pf_knobs} against the default, the "
          "fraction 2147483647 by {c_pf_frac};"),
     (P4, "At its defaults the series costs nothing measurable in the regression probes "
