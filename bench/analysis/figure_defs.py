@@ -28,6 +28,8 @@ SOURCES = {
     "W": ["2026-12-03-workloads-icount.json"],
     "WT": ["2026-12-03-workloads-tcg.json"],
     "C": ["2026-12-05-7.3-case.json"],
+    "X1": ["2026-12-02-icount-short.json"],
+    "X0": ["2026-12-02-icount-short-first-design.json"],
 }
 
 
@@ -558,3 +560,33 @@ def c_kbuild(R):
     slower = sum(1 for x in k1 if x > statistics.median(d))
     return "%s s against %s s (%d of its %d runs above the default's median)" % (
         rng(k1, 1), rng(d, 1), slower, len(k1))
+
+
+@fig
+def chunked_rt(R):
+    """The two chunked refills of docs/experiments/ (X1: the pcp lock
+    dropped between chunks, with unpatched in the same run; X0: chunks under
+    it): the worst fault per run of the RT task on the refilling CPU in the
+    refill load, icount; knob 0 on those kernels (a refill is one chunk)."""
+    def runs(src, k, s):
+        return _rt_runs(R, src, "refill", k, s)
+    base, drop, under = runs("X1", "base", "def"), runs("X1", "patched", "def"), \
+        runs("X0", "patched", "def")
+    k0 = runs("X1", "patched", "k0") + runs("X0", "patched", "k0")
+    if len({len(base), len(drop), len(under)}) != 1:
+        raise Missing("the chunked refills' files differ in run counts")
+    return ("unpatched %s us, chunks with the pcp lock dropped %s us (same run), chunks "
+            "under it %s us, knob 0 on those kernels %s us (%d runs each, %s and %s)" % (
+                rng(base), rng(drop), rng(under), rng(k0), len(base), SOURCES["X1"][0],
+                SOURCES["X0"][0]))
+
+
+@fig
+def case_k0_frees(R):
+    """C: the free path's p99 hold and decay's average hold, def against k0
+    (the same pages per hold: the hold's time, not its size, moved)."""
+    def h(path, s, key):
+        return get(R.one("C", workload="zone-lock-paths", path=path, setting=s), "hold_us", key)
+    return ("the free holds' p99 goes from %.0f to %.0f us and decay's average from %.1f to "
+            "%.1f us" % (h("free", "def", "p99_us"), h("free", "k0", "p99_us"),
+                         h("decay", "def", "avg_us"), h("decay", "k0", "avg_us")))

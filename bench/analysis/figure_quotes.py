@@ -56,6 +56,10 @@ CONSTS = [
     ("patches/review-response.md", "no drain above 1000 pages", "Joshua Hahn's 176-CPU data, cited"),
     ("patches/0005-selftests-*.patch", "arms an alarm 5 s before",
      "the kselftest's own margin before the harness timeout, a parameter"),
+    (CL3, "\"to restrict the allocation/freeing latency to be less than 100 us in most times, "
+          "the max batch scale factor needs to be less than or equal to 5\"",
+     "52166607ecc9's changelog, quoted (its posting 20230926060911.266511-5-ying.huang@intel.com)"),
+    (CL3, "showed no drain above 1000 pages", "Joshua Hahn's 176-CPU data, cited"),
     (CL3, "faulting one page every 500 us", "the RT task's period, a parameter of the load"),
     ("*", "every 20 ms", "the pcp instrument's sampling period, a parameter"),
     (CL3, "~14 minutes at 5 and ~10 at 0", "Claudiu Beznea's bonnie++ figures, cited "
@@ -132,6 +136,9 @@ QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [
     (CL3, "{case_frag}"),
     (CL3, "show it (TCG, {c_wait_runs} runs per setting"),
     (CL3, "{case_contention}"),
+    (CL3, "At knob 0 {case_k0_frees} for the same pages: not attributed (TCG)."),
+    (CL3, "The worst fault per run of an RT task on the refilling CPU, refill load, icount: "
+          "{chunked_rt}."),
     (CL3, "Waits pooled over the runs (no per-run count kept), the fraction's too: "
           "{case_wait_counts}, inside the holds: a direction only."),
     (P5, "{hf_cost}"),
