@@ -453,19 +453,20 @@ def _frag_runs(r):
 
 @fig
 def case_frag(R):
-    """The refill with the free lists as they are and fragmented on purpose
-    (C, frag, icount, pooled over the runs): ns per page moved and the
-    longest hold (0002's event), and how many runs fragmented."""
-    row = "%-17s %-9s %-8s %-9s %-8s %s"
-    lines = [row % ("", "as is", "", "fragmented", "", "runs that"),
-             row % ("setting", "ns/page", "max us", "ns/page", "max us", "fragmented")]
-    for s in CASE4:
-        r = R.one("C", workload="refill-frag", setting=s)
-        a, f = r["as_is"], r["fragmented"]
-        lines.append(row % (settings.name(s), "%.0f" % a["ns_per_page"], "%.0f" % a["max_us"],
-                            "%.0f" % f["ns_per_page"], "%.0f" % f["max_us"],
-                            "%d of %d" % (_frag_runs(r), len(f["extfrag_runs"]))))
-    return "\n".join(line.rstrip() for line in lines)
+    """The refill with the free lists fragmented on purpose (C, frag,
+    icount, pooled over the runs): the longest hold (0002's event) and ns
+    per page moved per setting, as is then fragmented, and how many runs
+    fragmented."""
+    rs = [R.one("C", workload="refill-frag", setting=s) for s in CASE4]
+    def per(key):
+        return ", ".join("%.0f" % r["fragmented"][key] for r in rs)
+    asis = rng([r["as_is"]["ns_per_page"] for r in rs])
+    asmax = rng([r["as_is"]["max_us"] for r in rs])
+    runs = sum(_frag_runs(r) for r in rs)
+    total = sum(len(r["fragmented"]["extfrag_runs"]) for r in rs)
+    return ("the longest hold was %s us and a page cost %s ns (as is: %s us, %s ns; "
+            "%d of %d runs fragmented)" % (per("max_us"), per("ns_per_page"), asmax, asis,
+                                           runs, total))
 
 
 def _mmr(x):

@@ -35,7 +35,7 @@ CONSTS = [
      "Yafang Shao's reproducer, quoted (spinics linux-mm msg395237)"),
     (CL3, "\"the max latency can be higher than 30ms\"; at 0 most calls took 2-16 us",
      "Yafang Shao's funclatency figures, quoted (spinics linux-mm msg395237)"),
-    (CL3, "on an NXP part grew from ~1 ms to 90-280 ms (cut to ~8 ms)", "the regression "
+    (CL3, "on an NXP part that grew from ~1 ms to 90-280 ms (cut to ~8 ms)", "the regression "
      "90abee6d7895 fixed, cited from its changelog"),
     (P4, "mmap 6 GiB, write every byte, close; \"Run this script 10 times in parallel\"",
      "Yafang Shao's reproducer, quoted (spinics linux-mm msg395237)"),
@@ -59,7 +59,7 @@ CONSTS = [
     (CL3, "\"to restrict the allocation/freeing latency to be less than 100 us in most times, "
           "the max batch scale factor needs to be less than or equal to 5\"",
      "52166607ecc9's changelog, quoted (its posting 20230926060911.266511-5-ying.huang@intel.com)"),
-    (CL3, "showed no drain above 1000 pages", "Joshua Hahn's 176-CPU data, cited"),
+    (CL3, "no drain above 1000 pages", "Joshua Hahn's 176-CPU data, cited"),
     (CL3, "faulting one page every 500 us", "the RT task's period, a parameter of the load"),
     ("*", "every 20 ms", "the pcp instrument's sampling period, a parameter"),
     (CL3, "~14 minutes at 5 and ~10 at 0", "Claudiu Beznea's bonnie++ figures, cited "
@@ -69,7 +69,9 @@ CONSTS = [
     (P4, "~14 minutes after commit", "Claudiu Beznea's bonnie++ figures, "
      "cited from his RFC (20241126095138.1832464-1-claudiu.beznea.uj@bp.renesas.com)"),
     (P4, "takes ~14 minutes while", "Claudiu Beznea's RFC, quoted"),
-    (P4, "latency under 100 us", "52166607ecc9's criterion for the default, cited from its changelog"),
+    (P4, "\"to restrict the allocation/freeing latency to be less than 100 us in most times, "
+         "the max batch scale factor needs to be less than or equal to 5\"",
+     "52166607ecc9's changelog, quoted (its posting 20230926060911.266511-5-ying.huang@intel.com)"),
     (P4, "up to 2.6% faster with a 2047-page batch", "52166607ecc9's Sapphire Rapids page_fault1 "
      "table (2047 against 63 pages), cited"),
     (P1, "(189 pages at batch 63)", "0001's arithmetic (three batches of 63); tests/mutants measured "
@@ -132,8 +134,8 @@ QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [
     (CL3, "Under TCG kbuild at knob 1 took {c_kbuild}: host noise or a cost, we cannot tell."),
     (CL3, "cyclictest on that vCPU during untraced runs; icount, {c_reps} runs each, pooled:"),
     (CL3, "{case_yafang}"),
-    (CL3, "which runs fragmented), icount, {c_reps} runs each:"),
-    (CL3, "{case_frag}"),
+    (CL3, "which runs fragmented), icount, {c_reps} runs each: at the default, knob 1, knob 0 "
+          "and the fraction {case_frag}: the longest hold grows with the bound"),
     (CL3, "show it (TCG, {c_wait_runs} runs per setting"),
     (CL3, "{case_contention}"),
     (CL3, "At knob 0 {case_k0_frees} for the same pages: not attributed (TCG)."),
