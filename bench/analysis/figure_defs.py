@@ -28,6 +28,7 @@ SOURCES = {
     "W": ["2026-12-03-workloads-icount.json"],
     "WT": ["2026-12-03-workloads-tcg.json"],
     "C": ["2026-12-05-7.3-case.json"],
+    "CT": ["2026-12-06-7.3-case-tcg.json"],
     "X1": ["2026-12-02-icount-short.json"],
     "X0": ["2026-12-02-icount-short-first-design.json"],
 }
@@ -366,7 +367,7 @@ def case_paths(R):
     lines = [row % ("", "bound", "holds", "largest, pages", "p99 hold, us"),
              row % ("path", "per hold", "def   k1    k0", "def  k1  k0", "def  k1  k0")]
     for path, bound in PATH_BOUND:
-        rs = [R.one("C", workload="zone-lock-paths", path=path, setting=s) for s in CASE]
+        rs = [R.one("CT", workload="zone-lock-paths", path=path, setting=s) for s in CASE]
         holds = ["%d" % get(r, "holds") for r in rs]
         big = ["%d" % r["pages_per_hold"]["max"] if r["holds"] else "-" for r in rs]
         p99 = ["%.0f" % r["hold_us"]["p99_us"] if r["holds"] else "-" for r in rs]
@@ -379,7 +380,7 @@ def case_paths(R):
 def case_big_refills(R):
     """C: the default's refills that moved 1000 pages or more, of all its
     refills (the traced phase, both scenarios)."""
-    r = R.one("C", workload="zone-lock-paths", path="refill", setting="def")
+    r = R.one("CT", workload="zone-lock-paths", path="refill", setting="def")
     return "%d of %d" % (get(r, "ge_1000_pages"), get(r, "holds"))
 
 
@@ -484,7 +485,7 @@ def case_contention(R):
              row % ("setting", "load", "refill", "all", "median [range] n", "median [range] n")]
     for s in CASE:
         for sc in ("refill", "exit-storm"):
-            r = R.one("C", workload="zone-lock-cost", setting=s, scenario=sc)
+            r = R.one("CT", workload="zone-lock-cost", setting=s, scenario=sc)
             h = get(r, "holds_per_mib")
             lines.append(row % (settings.name(s) if sc == "refill" else "", sc,
                                 "%.2f" % h["refill"], "%.2f" % h["all"],
@@ -494,14 +495,16 @@ def case_contention(R):
 
 @fig
 def case_wait_counts(R):
-    """C: zone->lock waits per setting and load, pooled over the runs (no
-    per-run count kept), and the probe's cost per wait, min-max."""
+    """CT: zone->lock waits per run (the one waiter's), median [min-max]
+    over every run of the phase (a run without a wait counts 0), per
+    setting and load, and the probe's cost per wait, min-max."""
     parts, cost = [], []
     for sc, load in (("refill", "refill load"), ("exit-storm", "exit storm")):
         xs = []
         for s in CASE4:
-            r = R.one("C", workload="zone-lock-waits", setting=s, scenario=sc)
-            xs.append("%s %d" % (settings.name(s), get(r, "waits", "all", "count")))
+            w = get(R.one("CT", workload="zone-lock-cost", setting=s, scenario=sc), "wait_count")
+            xs.append("%s %.0f [%.0f-%.0f]" % (settings.name(s), w["median"], w["min"], w["max"]))
+            r = R.one("CT", workload="zone-lock-waits", setting=s, scenario=sc)
             cost.append(get(r, "probe_in_holds", "per_wait_us"))
         parts.append("%s: %s" % (load, ", ".join(xs)))
     return "%s; the probe costs %.0f-%.0f us a wait" % ("; ".join(parts), min(cost), max(cost))
@@ -510,7 +513,7 @@ def case_wait_counts(R):
 @fig
 def c_wait_runs(R):
     """C's runs per setting in the waits boots."""
-    n = {r["wait_runs"] for r in R.rows("C", workload="zone-lock-cost")}
+    n = {r["wait_runs"] for r in R.rows("CT", workload="zone-lock-cost")}
     if len(n) != 1:
         raise Missing("C's waits have %s runs, not one count" % sorted(n))
     return str(n.pop())
@@ -519,7 +522,7 @@ def c_wait_runs(R):
 @fig
 def case_hi_max(R):
     """C: the largest high-order free (free_one_page()) at def, k1 and k0."""
-    return "%d pages" % max(get(R.one("C", workload="zone-lock-paths", path="high-order",
+    return "%d pages" % max(get(R.one("CT", workload="zone-lock-paths", path="high-order",
                                       setting=s), "pages_per_hold", "max") for s in CASE)
 
 
@@ -583,11 +586,10 @@ def chunked_rt(R):
 
 
 @fig
-def case_k0_frees(R):
-    """C: the free path's p99 hold and decay's average hold, def against k0
-    (the same pages per hold: the hold's time, not its size, moved)."""
-    def h(path, s, key):
-        return get(R.one("C", workload="zone-lock-paths", path=path, setting=s), "hold_us", key)
-    return ("the free holds' p99 goes from %.0f to %.0f us and decay's average from %.1f to "
-            "%.1f us" % (h("free", "def", "p99_us"), h("free", "k0", "p99_us"),
-                         h("decay", "def", "avg_us"), h("decay", "k0", "avg_us")))
+def case_k0_decay(R):
+    """CT: decay's average hold at def and at k0 (the same 63 pages per
+    hold: the hold's time, not its size, moved)."""
+    def h(s):
+        return get(R.one("CT", workload="zone-lock-paths", path="decay", setting=s),
+                   "hold_us", "avg_us")
+    return "decay's average hold goes from %.1f to %.1f us" % (h("def"), h("k0"))

@@ -138,10 +138,10 @@ QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [
           "and the fraction {case_frag}: the longest hold grows with the bound"),
     (CL3, "show it (TCG, {c_wait_runs} runs per setting"),
     (CL3, "{case_contention}"),
-    (CL3, "At knob 0 {case_k0_frees} for the same pages: not attributed (TCG)."),
+    (CL3, "At knob 0 {case_k0_decay} for the same pages: not attributed (TCG)."),
     (CL3, "The worst fault per run of an RT task on the refilling CPU, refill load, icount: "
           "{chunked_rt}."),
-    (CL3, "Waits pooled over the runs (no per-run count kept), the fraction's too: "
+    (CL3, "Waits per run, median [range], the fraction's too: "
           "{case_wait_counts}, inside the holds: a direction only."),
     (P5, "{hf_cost}"),
     (P5, "guest time counts instructions executed; {p_reps} runs each, one kernel, every setting in "

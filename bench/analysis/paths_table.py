@@ -34,6 +34,8 @@ from results import bpf_maps, jsonl, split_key
 from stats import hist_merge, hist_upper
 
 SETTINGS = ("def", "k1", "k0")
+# the cost under contention also of the fraction (INT_MAX): its waits per run
+COST_SETTINGS = SETTINGS + ("hfmax",)
 SCEN = (("exit-storm", "E", ""), ("refill", "R", ".r"))
 # path, function(s), the bound per hold on 7.3 with the series, where read
 PATHS = (
@@ -206,10 +208,12 @@ def per_run_waits(wmaps, label, suffix, letter):
     for name in ("@wait_run_max_ns", "@wait_run_fine_us", "@wait_run_coarse_us"):
         for key, v in wmaps.get(name, {}).items():
             pid, _, run = key.partition(",")
+            # a later round of the same phase gets a phase id of its own,
+            # its runs counted from 1 again: a run is (phase id, run)
             if names.get(pid) == "%s:%s%s" % (letter, label, suffix):
-                runs.setdefault(run, {})[name] = v
+                runs.setdefault((int(pid), int(run)), {})[name] = v
     out = []
-    for run in sorted(runs, key=int):
+    for run in sorted(runs):
         m = runs[run]
         mx = m.get("@wait_run_max_ns")
         b = [x for x in m.get("@wait_run_fine_us", []) + m.get("@wait_run_coarse_us", [])
@@ -264,7 +268,7 @@ def rows(dirname, res):
                      bound=bound, batch=batch, knob=knob)
             r.update(path_row(maps, path, label, batch, knob))
             out.append(r)
-    for label in labels:
+    for label in [s for s in COST_SETTINGS if knob_of(res, s) is not None]:
         for scenario, letter, suffix in SCEN:
             r = dict(head, workload="zone-lock-cost", setting=label, scenario=scenario,
                      knob=knob_of(res, label))

@@ -20,6 +20,8 @@ import tempfile
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fake_raw  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "analysis"))
+import paths_table  # noqa: E402
 from ktap import Ktap  # noqa: E402
 
 K = Ktap()
@@ -152,6 +154,16 @@ def main():
                "every new row has its provenance", "")
         result("## zone->lock bulk paths on 7.3" in md and "at most one waiter" in md,
                "report.md has both tables, and says what 2 vCPUs cannot show", "")
+        # guest-run gives a later round of a phase a phase id of its own,
+        # whose runs count from 1 again: both rounds' run 1 are runs
+        two = {"@phase_name": {"1": "E:def", "5": "E:def", "6": "E:k1"},
+               "@wait_run_max_ns": {"1,1": 40000, "5,1": 30000, "6,1": 9000},
+               "@wait_run_fine_us": {"1,1": [b(5, 9, 4)], "5,1": [b(5, 9, 7)],
+                                     "6,1": [b(5, 9, 2)]}}
+        pr = paths_table.per_run_waits(two, "def", "", "E")
+        result(sorted(c for _, _, c in pr) == [4, 7],
+               "two rounds of a phase (two phase ids, each with its run 1) are two runs",
+               json.dumps(pr))
         bf = next((r for r in rows if r.get("workload") == "exit-storm" and
                    r.get("kernel") == "patched"), {})
         hf = bf.get("holds", {}).get("free", {})
