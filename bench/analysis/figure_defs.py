@@ -586,6 +586,23 @@ def chunked_rt(R):
 
 
 @fig
+def chunked_waits(R):
+    """L, TCG, refill load: zone->lock waits of both CPUs with the pcp lock
+    dropped between chunks against unpatched, pooled over the runs (the
+    file keeps no per-run count), and the waits' p99."""
+    def w(k):
+        return get(R.one("L", workload="zone-lock-waits", scenario="refill", kernel=k,
+                         setting="def"), "waits", "all")
+    c, b = w("chunked"), w("base")
+    reps = R.one("L", workload="zone-lock-waits", scenario="refill", kernel="chunked",
+                 setting="def")["reps"]
+    return ("%d waits in %d runs against unpatched's %d, p99 %s against %s us (TCG, "
+            "pooled: no per-run count kept, %s)" % (
+                c["count"], reps, b["count"], fmt(c["p99_us"]), fmt(b["p99_us"]),
+                SOURCES["L"][0]))
+
+
+@fig
 def case_k0_decay(R):
     """CT: decay's average hold at def and at k0 (the same 63 pages per
     hold: the hold's time, not its size, moved)."""

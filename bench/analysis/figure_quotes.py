@@ -31,11 +31,10 @@ CONSTS = [
     (CL3, "in instructions (1 ns each:", "scripts/vm's icount shift=0, a parameter"),
     (CL3, "up to 2.6% faster with a 2047-page batch", "52166607ecc9's Sapphire Rapids page_fault1 "
      "table (2047 against 63 pages), cited"),
-    (CL3, "mmap 6 GiB, write every byte, close; \"Run this script 10 times in parallel\"",
-     "Yafang Shao's reproducer, quoted (spinics linux-mm msg395237)"),
+    
     (CL3, "\"the max latency can be higher than 30ms\"; at 0 most calls took 2-16 us",
      "Yafang Shao's funclatency figures, quoted (spinics linux-mm msg395237)"),
-    (CL3, "on an NXP part that grew from ~1 ms to 90-280 ms (cut to ~8 ms)", "the regression "
+    (CL3, "(90abee6d7895's NXP part: ~1 ms to 90-280 ms)", "the regression "
      "90abee6d7895 fixed, cited from its changelog"),
     (P4, "mmap 6 GiB, write every byte, close; \"Run this script 10 times in parallel\"",
      "Yafang Shao's reproducer, quoted (spinics linux-mm msg395237)"),
@@ -139,6 +138,7 @@ QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [
     (CL3, "show it (TCG, {c_wait_runs} runs per setting"),
     (CL3, "{case_contention}"),
     (CL3, "At knob 0 {case_k0_decay} for the same pages: not attributed (TCG)."),
+        (CL3, "and with the pcp lock dropped waits came more often in the refill load: {chunked_waits}."),
     (CL3, "The worst fault per run of an RT task on the refilling CPU, refill load, icount: "
           "{chunked_rt}."),
     (CL3, "Waits per run, median [range], the fraction's too: "
