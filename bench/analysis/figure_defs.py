@@ -567,42 +567,6 @@ def c_kbuild(R):
 
 
 @fig
-def chunked_rt(R):
-    """The two chunked refills of docs/experiments/ (X1: the pcp lock
-    dropped between chunks, with unpatched in the same run; X0: chunks under
-    it): the worst fault per run of the RT task on the refilling CPU in the
-    refill load, icount; knob 0 on those kernels (a refill is one chunk)."""
-    def runs(src, k, s):
-        return _rt_runs(R, src, "refill", k, s)
-    base, drop, under = runs("X1", "base", "def"), runs("X1", "patched", "def"), \
-        runs("X0", "patched", "def")
-    k0 = runs("X1", "patched", "k0") + runs("X0", "patched", "k0")
-    if len({len(base), len(drop), len(under)}) != 1:
-        raise Missing("the chunked refills' files differ in run counts")
-    return ("unpatched %s us, chunks with the pcp lock dropped %s us (same run), chunks "
-            "under it %s us, knob 0 on those kernels %s us (%d runs each, %s and %s)" % (
-                rng(base), rng(drop), rng(under), rng(k0), len(base), SOURCES["X1"][0],
-                SOURCES["X0"][0]))
-
-
-@fig
-def chunked_waits(R):
-    """L, TCG, refill load: zone->lock waits of both CPUs with the pcp lock
-    dropped between chunks against unpatched, pooled over the runs (the
-    file keeps no per-run count), and the waits' p99."""
-    def w(k):
-        return get(R.one("L", workload="zone-lock-waits", scenario="refill", kernel=k,
-                         setting="def"), "waits", "all")
-    c, b = w("chunked"), w("base")
-    reps = R.one("L", workload="zone-lock-waits", scenario="refill", kernel="chunked",
-                 setting="def")["reps"]
-    return ("%d waits in %d runs against unpatched's %d, p99 %s against %s us (TCG, "
-            "pooled: no per-run count kept, %s)" % (
-                c["count"], reps, b["count"], fmt(c["p99_us"]), fmt(b["p99_us"]),
-                SOURCES["L"][0]))
-
-
-@fig
 def case_k0_decay(R):
     """CT: decay's average hold at def and at k0 (the same 63 pages per
     hold: the hold's time, not its size, moved)."""
@@ -610,3 +574,8 @@ def case_k0_decay(R):
         return get(R.one("CT", workload="zone-lock-paths", path="decay", setting=s),
                    "hold_us", "avg_us")
     return "decay's average hold goes from %.1f to %.1f us" % (h("def"), h("k0"))
+
+
+# the dropped designs' figures (docs/experiments/), registered in FIGS too
+import figure_defs_dropped  # noqa: E402
+assert figure_defs_dropped.__name__  # imported for its @fig registrations
