@@ -36,6 +36,10 @@ CONSTS = [
      "Yafang Shao's funclatency figures, quoted (spinics linux-mm msg395237)"),
     (CL3, "(90abee6d7895's NXP part: ~1 ms to 90-280 ms)", "the regression "
      "90abee6d7895 fixed, cited from its changelog"),
+    (P4, "\"avg = 449775 nsecs, total: 587066511229 nsecs, count: 1305242\"",
+     "Yafang Shao's funclatency output, quoted (spinics linux-mm msg395237)"),
+    (CL3, "\"avg = 449775 nsecs\" over \"count: 1305242\" calls",
+     "Yafang Shao's funclatency output, quoted (spinics linux-mm msg395237)"),
     (P4, "mmap 6 GiB, write every byte, close; \"Run this script 10 times in parallel\"",
      "Yafang Shao's reproducer, quoted (spinics linux-mm msg395237)"),
     (P4, "\"the max latency can be higher than 30ms\"; at 0 most calls took 2-16 us",
@@ -167,6 +171,9 @@ QUALITATIVE = [
     r"beyond the runs' spread",
     r"cannot tell the settings apart",
     r"showed no cost",
+    r"many times as often",
+    r"overlap from run to run",
+    r"below every unpatched run's",
 ]
 # What names a table in a sentence.
 NAMES_TABLE = r"\b[\w.-]+\.(?:json|md)\b|\btables?\b"

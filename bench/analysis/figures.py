@@ -53,7 +53,7 @@ from figure_defs import FIGS, HERE, Missing, Results
 from figure_quotes import CONSTS, EXEMPT, NAMES_TABLE, QUALITATIVE, QUOTES, SCANNED
 
 UNIT = re.compile(r"(?<![\w.+-])[-+]?\d[\d,.]*(?:\s*(?:-|to|and|,|/)\s*[-+]?\d[\d,.]*)*\s*"
-                  r"(?:ns|us|µs|μs|ms|s|secs?|seconds?|[mu]secs?|microseconds?|milliseconds?|"
+                  r"(?:ns|us|µs|μs|ms|s|secs?|nsecs?|seconds?|[mu]secs?|microseconds?|milliseconds?|"
                   r"min|minutes?|hours?|%|percent|x|×|times|pages/s|/s|[KMG]iB/s|instructions|"
                   r"pages|waits|calls|holds|runs|reps|repetitions|per cent|[KMGTP]i?B|MB/s|"
                   r"ops/s|cycles)(?![\w])"
