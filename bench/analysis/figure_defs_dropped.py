@@ -19,7 +19,7 @@ def chunked_rt(R):
     if len({len(base), len(drop), len(under)}) != 1:
         raise Missing("the chunked refills' files differ in run counts")
     return ("unpatched %s us, chunks with the pcp lock dropped %s us (same run), chunks "
-            "under it %s us, knob 0 on those kernels %s us (%d runs each, %s and %s)" % (
+            "under it %s us, knob 0 on those kernels %s us (%d runs a kernel and setting, %s and %s)" % (
                 rng(base), rng(drop), rng(under), rng(k0), len(base), SOURCES["X1"][0],
                 SOURCES["X0"][0]))
 
@@ -27,15 +27,14 @@ def chunked_rt(R):
 @fig
 def chunked_waits(R):
     """L, TCG, refill load: zone->lock waits of both CPUs with the pcp lock
-    dropped between chunks against unpatched, pooled over the runs (the
-    file keeps no per-run count), and the waits' p99."""
-    def w(k):
-        return get(R.one("L", workload="zone-lock-waits", scenario="refill", kernel=k,
-                         setting="def"), "waits", "all")
-    c, b = w("chunked"), w("base")
-    reps = R.one("L", workload="zone-lock-waits", scenario="refill", kernel="chunked",
-                 setting="def")["reps"]
-    return ("%d waits in %d runs against unpatched's %d, p99 %s against %s us (TCG, "
-            "pooled: no per-run count kept, %s)" % (
-                c["count"], reps, b["count"], fmt(c["p99_us"]), fmt(b["p99_us"]),
-                SOURCES["L"][0]))
+    dropped between chunks, against unpatched and the series at knob 0 in
+    the same run, pooled over the runs (the file keeps no per-run count),
+    and the waits' p99."""
+    def row(k, s):
+        return R.one("L", workload="zone-lock-waits", scenario="refill", kernel=k, setting=s)
+    c, b, k0 = (get(row(k, s), "waits", "all") for k, s in
+                (("chunked", "def"), ("base", "def"), ("patched", "k0")))
+    return ("%d waits in %d runs against unpatched's %d and knob 0's %d, p99 %s against %s "
+            "and %s us (TCG, pooled: no per-run count kept, %s)" % (
+                c["count"], row("chunked", "def")["reps"], b["count"], k0["count"],
+                fmt(c["p99_us"]), fmt(b["p99_us"]), fmt(k0["p99_us"]), SOURCES["L"][0]))

@@ -142,7 +142,7 @@ QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [
     (CL3, "show it (TCG, {c_wait_runs} runs per setting"),
     (CL3, "{case_contention}"),
     (CL3, "At knob 0 {case_k0_decay} for the same pages: not attributed (TCG)."),
-        (CL3, "and with the pcp lock dropped waits came more often in the refill load: {chunked_waits}."),
+        (CL3, "with the pcp lock dropped, waits in the refill load rose as at knob 0: {chunked_waits}."),
     (CL3, "The worst fault per run of an RT task on the refilling CPU, refill load, icount: "
           "{chunked_rt}."),
     (CL3, "Waits per run, median [range], the fraction's too: "
