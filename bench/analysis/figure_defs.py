@@ -206,6 +206,20 @@ def hf_cost(R):
                 rng(e["runs"], 1), rng(e0["runs"], 1)))
 
 
+@fig
+def default_vs_base(R):
+    """P, icount: the series at its defaults against unpatched in the two
+    loads of 0003's table (cold read 9, R9-2): medians, + = slower, and
+    every run of each."""
+    parts = []
+    for wl, name in (("exit-storm", "the exit storm"), ("refill", "the refill load")):
+        p = _storm(R, wl, "icount", "patched", "def")["runs"]
+        b = _storm(R, wl, "icount", "base", "def")["runs"]
+        parts.append("%s %.1f against %.1f ms (%s; runs %s and %s ms)" % (
+            name, statistics.median(p), statistics.median(b),
+            pct(statistics.median(p), statistics.median(b)), rng(p, 1), rng(b, 1)))
+    return " and ".join(parts)
+
 def _reps(R, src, rows):
     """The one repetition count of ROWS (of SRC), or Missing saying which."""
     n = {r.get("reps") for r in rows if r.get("reps")}
