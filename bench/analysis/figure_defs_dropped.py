@@ -35,6 +35,6 @@ def chunked_waits(R):
     c, b, k0 = (get(row(k, s), "waits", "all") for k, s in
                 (("chunked", "def"), ("base", "def"), ("patched", "k0")))
     return ("%d waits in %d runs against unpatched's %d and knob 0's %d, p99 %s against %s "
-            "and %s us (TCG, pooled: no per-run count kept, %s)" % (
+            "and %s us (TCG, traced, pooled: no per-run count kept, %s)" % (
                 c["count"], row("chunked", "def")["reps"], b["count"], k0["count"],
                 fmt(c["p99_us"]), fmt(b["p99_us"]), fmt(k0["p99_us"]), SOURCES["L"][0]))
