@@ -136,7 +136,8 @@ QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [
           "{case_big_refills} refills moved 1000 pages or more."),
     (CL3, "every setting in one run, {c_reps} runs each, icount but the tcg rows"),
     (CL3, "{case_cost}"),
-    (CL3, "Under TCG kbuild at knob 1 took {c_kbuild}: host noise or a cost, we cannot tell."),
+    (CL3, "Under TCG kbuild at knob 1 took {c_kbuild}, and its sys time, where more lock trips "
+     "would show, rose more at a larger CoV (knob 0's did not): host noise or a cost, we cannot tell."),
     (CL3, "cyclictest on that vCPU during untraced runs; icount, {c_reps} runs each, pooled:"),
     (CL3, "{case_yafang}"),
     (CL3, "which runs fragmented), icount, {c_reps} runs each: at the default, knob 1, knob 0 "
