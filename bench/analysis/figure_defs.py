@@ -31,6 +31,8 @@ SOURCES = {
     "CT": ["2026-12-06-7.3-case-tcg.json"],
     "X1": ["2026-12-02-icount-short.json"],
     "X0": ["2026-12-02-icount-short-first-design.json"],
+    "A1": ["2026-12-07-7.3-attr-0001.json"],
+    "A13": ["2026-12-07-7.3-attr-0013.json"],
 }
 
 
@@ -205,20 +207,6 @@ def hf_cost(R):
                 statistics.median(e["runs"]), statistics.median(e0["runs"]),
                 rng(e["runs"], 1), rng(e0["runs"], 1)))
 
-
-@fig
-def default_vs_base(R):
-    """P, icount: the series at its defaults against unpatched in the two
-    loads of 0003's table (cold read 9, R9-2): medians, + = slower, and
-    every run of each."""
-    parts = []
-    for wl, name in (("exit-storm", "the exit storm"), ("refill", "the refill load")):
-        p = _storm(R, wl, "icount", "patched", "def")["runs"]
-        b = _storm(R, wl, "icount", "base", "def")["runs"]
-        parts.append("%s %.1f against %.1f ms (%s; runs %s and %s ms)" % (
-            name, statistics.median(p), statistics.median(b),
-            pct(statistics.median(p), statistics.median(b)), rng(p, 1), rng(b, 1)))
-    return " and ".join(parts)
 
 def _reps(R, src, rows):
     """The one repetition count of ROWS (of SRC), or Missing saying which."""
@@ -592,6 +580,9 @@ def case_k0_decay(R):
     return "decay's average hold goes from %.1f to %.1f us" % (h("def"), h("k0"))
 
 
-# the dropped designs' figures (docs/experiments/), in FIGS like the others
+# the dropped designs' figures (docs/experiments/), and the series' cost at
+# its defaults by patch, in FIGS like the others
 import figure_defs_dropped  # noqa: E402
+import figure_defs_cost  # noqa: E402
 figure_defs_dropped.register(fig)
+figure_defs_cost.register(fig)

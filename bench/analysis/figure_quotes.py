@@ -124,7 +124,11 @@ SHARED = [Q_SETUP, Q_COST, "{knob_vs_fraction}"]
 QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [
     (P4, Q_PCP3),
     (P4, "(2026-12-06-7.3-quoted.json, icount, {p_reps} runs each) the series at its defaults "
-         "took {default_vs_base}; the exit storm's cost"),
+         "took {default_vs_base}. By patch"),
+    (P4, "(2026-12-07-7.3-attr-0001.json and 2026-12-07-7.3-attr-0013.json, icount, 5 runs each), "
+         "the exit storm took {storm_attr}: the cost comes with 0001"),
+    (P4, "beyond unpatched's own spread between runs (its medians in the three files: "
+         "{storm_base_spread})."),
     (P4, "knob 0 change page_fault1/2 throughput by {c_pf_knobs} against the default, the "
          "fraction 2147483647 by {c_pf_frac};"),
     (P4, "At its defaults the series costs nothing measurable in the regression probes "
