@@ -126,9 +126,9 @@ QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [
     (P4, "(2026-12-06-7.3-quoted.json, icount, {p_reps} runs each) the series at its defaults "
          "took {default_vs_base}. By patch"),
     (P4, "(2026-12-07-7.3-attr-0001.json and 2026-12-07-7.3-attr-0013.json, icount, 5 runs each), "
-         "the exit storm took {storm_attr}: most or all of the cost comes with 0001"),
-    (P4, "below unpatched's own spread between runs (unpatched's medians in the three files, "
-         "run on two hosts: {storm_base_spread})."),
+         "the exit storm took {storm_attr}: most of the cost is already there with 0001 alone"),
+    (P4, "below the amount unpatched's own median moved between runs (unpatched's medians in the three files, "
+         "run on two hosts: {storm_base_spread}), so these runs cannot tell it from zero."),
     (P4, "knob 0 change page_fault1/2 throughput by {c_pf_knobs} against the default, the "
          "fraction 2147483647 by {c_pf_frac};"),
     (P4, "At its defaults the series costs nothing measurable in the regression probes "
@@ -141,8 +141,8 @@ QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [
     (CL3, "every setting in one run, {c_reps} runs each, icount but the tcg rows"),
     (CL3, "{case_cost}"),
     (CL3, "Under TCG kbuild at knob 1 took {c_kbuild}, and its sys time, where more lock trips "
-     "would show, rose (knob 0's did not; each setting but the default had sys runs far "
-     "above the default's): noise or a cost, we cannot tell."),
+     "would show, scattered, as knob 0's and the fraction's did "
+     "(theirs most in their slowest runs): noise or a cost, we cannot tell."),
     (CL3, "cyclictest on that vCPU during untraced runs; icount, {c_reps} runs each, pooled:"),
     (CL3, "{case_yafang}"),
     (CL3, "which runs fragmented), icount, {c_reps} runs each: at the default, knob 1, knob 0 "
