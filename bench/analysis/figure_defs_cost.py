@@ -2,9 +2,13 @@
 unpatched, and by which patch (cold read 9, R9-2): 0003's changelog
 quotes them.  figure_defs registers them in FIGS.
 """
+import os
+import re
 import statistics
 
-from figure_defs import _storm, _storm_src, pct, rng
+from figure_defs import HERE, Missing, _storm, _storm_src, pct, rng
+
+BLOAT = "2026-12-07-7.3-bloat-0002.txt"
 
 
 def default_vs_base(R):
@@ -34,6 +38,19 @@ def storm_attr(R):
     return ", ".join(parts)
 
 
+def storm_0001(R):
+    """A1, icount (cold read 10): the exit storm at the defaults on the base
+    with 0001 alone against unpatched in the same run, for 0001's own
+    changelog: medians, + = slower, every run of each, and whether the two
+    kernels' runs overlap."""
+    p = _storm_src(R, "A1", "exit-storm", "icount", "patched", "def")["runs"]
+    b = _storm_src(R, "A1", "exit-storm", "icount", "base", "def")["runs"]
+    overlap = min(p) <= max(b) and min(b) <= max(p)
+    return "%.1f against %.1f ms (%s; runs %s and %s ms: they %s)" % (
+        statistics.median(p), statistics.median(b), pct(statistics.median(p), statistics.median(b)),
+        rng(p, 1), rng(b, 1), "overlap" if overlap else "do not overlap")
+
+
 def storm_base_spread(R):
     """P, A1, A13: unpatched's exit-storm median in each of the three runs
     (the same kernel booted in three runs: its own spread between runs)."""
@@ -42,6 +59,55 @@ def storm_base_spread(R):
     return "%s ms" % rng(m, 1)
 
 
+def _bloat(label):
+    """scripts/bloat's section LABEL of docs/results/BLOAT: {"fn": {name:
+    (old, new, delta)}, "text": (old, new), "vmlinux": delta}."""
+    path = os.path.join(HERE, "..", "..", "docs", "results", BLOAT)
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        raise Missing("%s: %s" % (path, e))
+    out = {"fn": {}}
+    sections = re.finditer(r"^## (.+?): (mm/page_alloc\.o|vmlinux)\n(.*?)(?=^## |\Z)",
+                           text, re.M | re.S)
+    for part, body in ((m.group(2), m.group(3)) for m in sections if m.group(1) == label):
+        if part == "mm/page_alloc.o":
+            for name, old, new, delta in re.findall(r"^(\S+)\s+(\d+|-)\s+(\d+|-)\s+([+-]\d+)$",
+                                                     body, re.M):
+                out["fn"][name] = (old, new, int(delta))
+            t = re.findall(r"^(?:old|new): \.text (\d+)", body, re.M)
+            if len(t) == 2:
+                out["text"] = tuple(int(x) for x in t)
+        else:
+            m = re.search(r"^add/remove: .*\((-?\d+)\)$", body, re.M)
+            if m:
+                out["vmlinux"] = int(m.group(1))
+    if not out["fn"] or "text" not in out or "vmlinux" not in out:
+        raise Missing("%s has no complete section %r (scripts/bloat)" % (path, label))
+    return out
+
+
+def _bloat_obj(b):
+    f, r = b["fn"]["free_pcppages_bulk"], b["fn"]["__rmqueue_pcplist"]
+    t = b["text"]
+    return ("free_pcppages_bulk() grows by %d (%s to %s) and __rmqueue_pcplist(), into which "
+            "rmqueue_bulk() is inlined, by %d (%s to %s), the object's .text by %d (%d to %d)" % (
+                f[2], f[0], f[1], r[2], r[0], r[1], t[1] - t[0], t[0], t[1]))
+
+
+def bloat_nojl(R):
+    """docs/results/BLOAT, CONFIG_JUMP_LABEL not set (R9-6): 0002's growth
+    in mm/page_alloc.o, in bytes (scripts/bloat)."""
+    return _bloat_obj(_bloat("JUMP_LABEL not set"))
+
+
+def bloat_nojl_vmlinux(R):
+    """The same, vmlinux's total (bloat-o-meter's, kallsyms included)."""
+    return "%d" % _bloat("JUMP_LABEL not set")["vmlinux"]
+
+
 def register(fig):
-    for fn in (default_vs_base, storm_attr, storm_base_spread):
+    for fn in (default_vs_base, storm_attr, storm_0001, storm_base_spread,
+               bloat_nojl, bloat_nojl_vmlinux):
         fig(fn)

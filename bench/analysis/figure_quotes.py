@@ -25,6 +25,7 @@ P5 = "patches/0004-mm-page_alloc-let-percpu_pagelist_high_fraction-*.patch"
 CL3 = "patches/cover-letter-3.txt"
 
 P1 = "patches/*0001-mm-page_alloc-keep-pcp-free_count-*.patch"
+P1_73 = "patches/0001-mm-page_alloc-keep-pcp-free_count-*.patch"
 S612 = "patches/6.12/*"
 
 CONSTS = [
@@ -129,6 +130,8 @@ QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [
          "the exit storm took {storm_attr}: most of the cost is already there with 0001 alone"),
     (P4, "below the amount unpatched's own median moved between runs (unpatched's medians in the three files, "
          "run on two hosts: {storm_base_spread}), so these runs cannot tell it from zero."),
+    (P1_73, "an exit storm at the defaults took {storm_0001}; unpatched's median moved over "
+            "{storm_base_spread} in three such runs on two hosts."),
     (P4, "knob 0 change page_fault1/2 throughput by {c_pf_knobs} against the default, the "
          "fraction 2147483647 by {c_pf_frac};"),
     (P4, "At its defaults the series costs nothing measurable in the regression probes "

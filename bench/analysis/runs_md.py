@@ -12,6 +12,9 @@ rows against the default in mmtests compare form (workloads.py).
 bench/analysis/figures.py writes docs/results/NAME.md from it and `make
 check` re-renders and compares, so these tables are never typed.
 """
+import glob
+import os
+
 import paths_table
 import refill_harm
 import settings
@@ -55,8 +58,17 @@ def setting_key(c):
     return (0 if c.get("kernel") == "base" else 1, settings.rank(s), s, c.get("kernel") or "")
 
 
+# the series' patches (patches/NNNN-*.patch): a patched kernel built from
+# fewer of them is named for what it is, not "series"
+SERIES_LEN = len(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                        "..", "..", "patches", "[0-9][0-9][0-9][0-9]-*.patch")))
+
+
 def who(c):
     k = {"base": "unpatched", "patched": "series"}.get(c.get("kernel"), c.get("kernel"))
+    ids = get(c, "provenance", "patch_ids")
+    if c.get("kernel") == "patched" and ids and SERIES_LEN and len(ids) < SERIES_LEN:
+        k = "partial series (%d of %d patches)" % (len(ids), SERIES_LEN)
     if get(c, "provenance", "variant") == "rt":
         k += " (PREEMPT_RT)"
     return "%s %s" % (k, c.get("setting") or "-")

@@ -23,7 +23,10 @@ metric's median against the same kernel's def row), "refill_lat" (the
 traced mmap-write-unmap: refills, p50/p99/max
 us from the log2 histogram, conservative as bench/analysis/report.py's).  Rows
 from DIR/raw/KERNEL/workloads-traced.jsonl (the runs under
-bench/guest/refill-lat.bt) are named NAME-traced.  section(rows) is
+bench/guest/refill-lat.bt, or net's under bench/guest/free-high.bt, -C) are
+named NAME-traced; the counted net rows carry "free_high" (free-high.bt's
+counters per run: frees, hi_frees, free_high, free_high_left_max, hi_free_count_max,
+threshold_min/max; each {median, runs}).  section(rows) is
 DIR/workloads.md, which ends report.md: the rows in mmtests compare form
 (unpatched, then each setting of the patched kernel, medians with spread
 and change %), the kbuild table in Joshua Hahn's form (real, user, sys:
@@ -116,6 +119,29 @@ def refill_lat(raw, kernel, label):
     return out
 
 
+# bench/guest/free-high.bt's counters, per counted iperf3 run (-C)
+FREE_HIGH = ("frees", "hi_frees", "free_high", "free_high_left_max", "hi_free_count_max",
+             "threshold_min", "threshold_max")
+
+
+def free_high(raw, kernel, rs):
+    """The counted runs' free-high.bt maps: per counter, median and every
+    run (a counter the script never bumped is 0: its map is absent only
+    then, the run's @frees says the script ran)."""
+    runs = {k: [] for k in FREE_HIGH}
+    for r in rs:
+        maps = bpf_maps(os.path.join(raw, kernel, r["free_high_file"]))
+        if "@frees" not in maps:
+            raise SystemExit("%s: no @frees: bench/guest/free-high.bt did not run there"
+                             % os.path.join(raw, kernel, r["free_high_file"]))
+        for k in FREE_HIGH:
+            # no free_high_left_max: no free set free_high (or an older script)
+            missing = None if k == "free_high_left_max" else 0
+            runs[k].append(maps.get("@" + k, missing))
+    return {k: {"median": statistics.median([x for x in v if x is not None] or [None]),
+                "runs": v} for k, v in runs.items()}
+
+
 def rows_of(raw, timing):
     out = []
     for kernel in ("base", "patched"):
@@ -152,6 +178,8 @@ def rows_of(raw, timing):
                 row["real_s"] = row["value"]
             if rs[0].get("traced"):
                 row["traced"] = True
+            if all(r.get("free_high_file") for r in rs):
+                row["free_high"] = free_high(raw, kernel, rs)
             if rs[0]["probe"] == "mmap-write-unmap" and rs[0].get("traced"):
                 lat = refill_lat(raw, kernel, label)
                 if lat:
@@ -298,6 +326,35 @@ def refill_table(rows):
     return out
 
 
+def free_high_table(rows):
+    rs = [r for r in rows if "free_high" in r]
+    if not rs:
+        return []
+    out = ["", "### iperf3 over lo under bench/guest/free-high.bt: frees that set free_high", "",
+           "Per run: pcp frees, those of order 1-3, those that set free_high (each trims the "
+           "list at once) and the most pages such a free left on its list (0: it emptied "
+           "the list, as free_high does up to the bound: the check on the computed test); "
+           "the largest free_count an order 1-3 free found, against the "
+           "test's threshold batch + high_min / 2 (min-max over the CPUs' lists). "
+           "Median [range] of the runs.", "",
+           "| kernel | setting | runs | frees | order 1-3 | free_high | left, max | free_count max | "
+           "threshold | Gbit/s (probed) |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    def mr(d):
+        v = d["runs"]
+        return "%s [%s-%s]" % (fmt(d["median"], 0), fmt(min(v), 0), fmt(max(v), 0))
+    for r in sorted(rs, key=lambda r: (r["kernel"] != "base", settings.rank(r["setting"]))):
+        x = r["free_high"]
+        out.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s-%s | %s |" % (
+            "unpatched" if r["kernel"] == "base" else "patched", r["setting"], r["reps"],
+            mr(x["frees"]), mr(x["hi_frees"]), mr(x["free_high"]),
+            fmt(max([v for v in x["free_high_left_max"]["runs"] if v is not None] or [None]), 0),
+            mr(x["hi_free_count_max"]),
+            fmt(min(x["threshold_min"]["runs"]), 0), fmt(max(x["threshold_max"]["runs"]), 0),
+            fmt(r["value"]["median"], 2)))
+    return out
+
+
 def rows(dirname):
     """The workloads' rows of DIR (tcg, then icount)."""
     return rows_of(os.path.join(dirname, "raw"), "tcg") + \
@@ -312,7 +369,7 @@ def section(rows):
           "the unpatched kernel at def, '*' where it exceeds the larger spread (half the "
           "range over the median). extfrag: kmem:mm_page_alloc_extfrag events per run "
           "(median)."]
-    return md + compare_table(rows) + hahn_table(rows) + settings_table(rows) + refill_table(rows)
+    return md + compare_table(rows) + hahn_table(rows) + settings_table(rows) + refill_table(rows) + free_high_table(rows)
 
 
 def main(argv):
