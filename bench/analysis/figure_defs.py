@@ -33,6 +33,8 @@ SOURCES = {
     "X0": ["2026-12-02-icount-short-first-design.json"],
     "A1": ["2026-12-07-7.3-attr-0001.json"],
     "A13": ["2026-12-07-7.3-attr-0013.json"],
+    "FH": ["2026-12-07-7.3-free-high.json"],
+    "FHI": ["2026-12-07-7.3-free-high-icount.json"],
 }
 
 

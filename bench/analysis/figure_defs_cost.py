@@ -6,7 +6,8 @@ import os
 import re
 import statistics
 
-from figure_defs import HERE, Missing, _storm, _storm_src, pct, rng
+import settings
+from figure_defs import HERE, Missing, _reps, _storm, _storm_src, get, pct, rng
 
 BLOAT = "2026-12-07-7.3-bloat-0002.txt"
 
@@ -49,6 +50,11 @@ def storm_0001(R):
     return "%.1f against %.1f ms (%s; runs %s and %s ms: they %s)" % (
         statistics.median(p), statistics.median(b), pct(statistics.median(p), statistics.median(b)),
         rng(p, 1), rng(b, 1), "overlap" if overlap else "do not overlap")
+
+
+def a1_reps(R):
+    """The repetitions of the exit storm in A1, both kernels."""
+    return _reps(R, "A1", R.rows("A1", workload="exit-storm"))
 
 
 def storm_base_spread(R):
@@ -107,7 +113,66 @@ def bloat_nojl_vmlinux(R):
     return "%d" % _bloat("JUMP_LABEL not set")["vmlinux"]
 
 
+def bloat_jl(R):
+    """docs/results/BLOAT, CONFIG_JUMP_LABEL=y (cold read 10): the same."""
+    return _bloat_obj(_bloat("JUMP_LABEL=y"))
+
+
+def bloat_jl_vmlinux(R):
+    return "%d" % _bloat("JUMP_LABEL=y")["vmlinux"]
+
+
+def _fh(R, src, timing, setting):
+    """free-high.bt's counters of the counted iperf3 runs (bench/run
+    --free-high): {counter: {median, runs}}."""
+    wl = ("micro:" if setting == "def" else "micro-sweep:") + "net-traced"
+    return get(R.one(src, workload=wl, timing=timing, kernel="patched", setting=setting),
+               "free_high")
+
+
+def _mr(d):
+    v = d["runs"]
+    return "%d [%d-%d]" % (d["median"], min(v), max(v))
+
+
+def fh_icount(R):
+    """FHI, icount (R9-4): in 0003's iperf3 load, how many order 1-3 frees
+    a run set free_high at the default and at knob 1, of how many order
+    1-3 frees: median [range] of the runs."""
+    d, k1 = _fh(R, "FHI", "icount", "def"), _fh(R, "FHI", "icount", "k1")
+    return "%s of %s order 1-3 frees a run at the default, %s of %s at knob 1" % (
+        _mr(d["free_high"]), _mr(d["hi_frees"]), _mr(k1["free_high"]), _mr(k1["hi_frees"]))
+
+
+def fh_tcg(R):
+    """FH, TCG (R9-4): the same count at the default, knobs 2, 1, 0 and the
+    fraction INT_MAX, with the test's threshold (batch + high_min / 2)."""
+    parts = []
+    for s in ("def", "k2", "k1", "k0", "hfmax"):
+        x = _fh(R, "FH", "tcg", s)
+        thr = sorted(set(x["threshold_min"]["runs"] + x["threshold_max"]["runs"]))
+        parts.append("%s %s (threshold %s)" % (
+            settings.prose(s), _mr(x["free_high"]),
+            "%d" % thr[0] if len(thr) == 1 else "%d-%d" % (thr[0], thr[-1])))
+    return ", ".join(parts)
+
+
+def fh_left(R):
+    """FH, FHI: the most pages a free that set free_high left on its list,
+    over every run (0: each emptied its list, as the kernel's trim does up
+    to the bound; the check on free-high.bt's computed test)."""
+    left = []
+    for src, timing, sets in (("FH", "tcg", ("def", "k2", "k1", "k0", "hfmax")),
+                              ("FHI", "icount", ("def", "k1"))):
+        for s in sets:
+            left += [v for v in _fh(R, src, timing, s)["free_high_left_max"]["runs"]
+                     if v is not None]
+    if not left:
+        raise Missing("no counted run has a free that set free_high")
+    return "%d" % max(left)
+
+
 def register(fig):
-    for fn in (default_vs_base, storm_attr, storm_0001, storm_base_spread,
-               bloat_nojl, bloat_nojl_vmlinux):
+    for fn in (default_vs_base, storm_attr, storm_0001, a1_reps, storm_base_spread,
+               bloat_nojl, bloat_nojl_vmlinux, bloat_jl, bloat_jl_vmlinux, fh_icount, fh_tcg, fh_left):
         fig(fn)

@@ -26,6 +26,7 @@ CL3 = "patches/cover-letter-3.txt"
 
 P1 = "patches/*0001-mm-page_alloc-keep-pcp-free_count-*.patch"
 P1_73 = "patches/0001-mm-page_alloc-keep-pcp-free_count-*.patch"
+P2_73 = "patches/0002-mm-page_alloc-add-tracepoints-*.patch"
 S612 = "patches/6.12/*"
 
 CONSTS = [
@@ -130,8 +131,13 @@ QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [
          "the exit storm took {storm_attr}: most of the cost is already there with 0001 alone"),
     (P4, "below the amount unpatched's own median moved between runs (unpatched's medians in the three files, "
          "run on two hosts: {storm_base_spread}), so these runs cannot tell it from zero."),
-    (P1_73, "an exit storm at the defaults took {storm_0001}; unpatched's median moved over "
-            "{storm_base_spread} in three such runs on two hosts."),
+    (P2_73, "with CONFIG_JUMP_LABEL=y, in mm/page_alloc.o {bloat_jl}, and vmlinux, with the "
+            "events' code and tables and kallsyms' names, by {bloat_jl_vmlinux}; without it "
+            "{bloat_nojl}, and vmlinux by {bloat_nojl_vmlinux}."),
+    (P1_73, "(docs/results/2026-12-07-7.3-attr-0001.json, {a1_reps} runs each, unpatched booted in "
+            "the same run), an exit storm at the defaults took {storm_0001}; unpatched's median "
+            "moved over {storm_base_spread} in three such runs on two hosts (2026-12-07-7.3-attr-0013.json, "
+            "2026-12-06-7.3-quoted.json)."),
     (P4, "knob 0 change page_fault1/2 throughput by {c_pf_knobs} against the default, the "
          "fraction 2147483647 by {c_pf_frac};"),
     (P4, "At its defaults the series costs nothing measurable in the regression probes "

@@ -25,7 +25,8 @@ us from the log2 histogram, conservative as bench/analysis/report.py's).  Rows
 from DIR/raw/KERNEL/workloads-traced.jsonl (the runs under
 bench/guest/refill-lat.bt, or net's under bench/guest/free-high.bt, -C) are
 named NAME-traced; the counted net rows carry "free_high" (free-high.bt's
-counters per run: frees, hi_frees, free_high, free_high_left_max, hi_free_count_max,
+counters per run: frees, hi_frees, free_high, free_high_left_max, free_high_short,
+missed, hi_free_count_max,
 threshold_min/max; each {median, runs}).  section(rows) is
 DIR/workloads.md, which ends report.md: the rows in mmtests compare form
 (unpatched, then each setting of the patched kernel, medians with spread
@@ -120,8 +121,8 @@ def refill_lat(raw, kernel, label):
 
 
 # bench/guest/free-high.bt's counters, per counted iperf3 run (-C)
-FREE_HIGH = ("frees", "hi_frees", "free_high", "free_high_left_max", "hi_free_count_max",
-             "threshold_min", "threshold_max")
+FREE_HIGH = ("frees", "hi_frees", "free_high", "free_high_left_max", "free_high_short",
+             "missed", "hi_free_count_max", "threshold_min", "threshold_max")
 
 
 def free_high(raw, kernel, rs):
@@ -316,7 +317,7 @@ def refill_table(rows):
     out = ["", "### mmap-write-unmap under bench/guest/refill-lat.bt: pcp refill latency "
            "(funclatency form; one traced run per setting)", "",
            "| kernel | setting | refills | mean us | p50 us | p99 us | max us | holds | hold p99 us | hold max us |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in sorted(rs, key=lambda r: (r["kernel"] != "base", r["setting"])):
         x = r["refill_lat"]
         out.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
@@ -332,24 +333,24 @@ def free_high_table(rows):
         return []
     out = ["", "### iperf3 over lo under bench/guest/free-high.bt: frees that set free_high", "",
            "Per run: pcp frees, those of order 1-3, those that set free_high (each trims the "
-           "list at once) and the most pages such a free left on its list (0: it emptied "
-           "the list, as free_high does up to the bound: the check on the computed test); "
-           "the largest free_count an order 1-3 free found, against the "
+           "list at once); the checks on that computed test (bench/guest/free-high.bt): "
+           "short, such frees that left more on their list than the free_high trim would, "
+           "and missed, other order 1-3 frees that emptied their list (both 0 when the "
+           "test is the kernel's); the largest free_count an order 1-3 free found, against the "
            "test's threshold batch + high_min / 2 (min-max over the CPUs' lists). "
            "Median [range] of the runs.", "",
-           "| kernel | setting | runs | frees | order 1-3 | free_high | left, max | free_count max | "
-           "threshold | Gbit/s (probed) |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+           "| kernel | setting | runs | frees | order 1-3 | free_high | short | missed | "
+           "free_count max | threshold | Gbit/s (probed) |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     def mr(d):
         v = d["runs"]
         return "%s [%s-%s]" % (fmt(d["median"], 0), fmt(min(v), 0), fmt(max(v), 0))
     for r in sorted(rs, key=lambda r: (r["kernel"] != "base", settings.rank(r["setting"]))):
         x = r["free_high"]
-        out.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s-%s | %s |" % (
+        out.append("| %s | %s | %d | %s | %s | %s | %d | %d | %s | %s-%s | %s |" % (
             "unpatched" if r["kernel"] == "base" else "patched", r["setting"], r["reps"],
             mr(x["frees"]), mr(x["hi_frees"]), mr(x["free_high"]),
-            fmt(max([v for v in x["free_high_left_max"]["runs"] if v is not None] or [None]), 0),
-            mr(x["hi_free_count_max"]),
+            sum(x["free_high_short"]["runs"]), sum(x["missed"]["runs"]), mr(x["hi_free_count_max"]),
             fmt(min(x["threshold_min"]["runs"]), 0), fmt(max(x["threshold_max"]["runs"]), 0),
             fmt(r["value"]["median"], 2)))
     return out
