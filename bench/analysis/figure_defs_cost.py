@@ -144,6 +144,35 @@ def fh_icount(R):
         _mr(d["free_high"]), _mr(d["hi_frees"]), _mr(k1["free_high"]), _mr(k1["hi_frees"]))
 
 
+def fh_net(R):
+    """FHI, icount (R9-4): the untraced iperf3 runs of the same boot, knob 1
+    against the default: median Gbit/s, change and every run of each."""
+    d = get(R.one("FHI", workload="micro:net", timing="icount", kernel="patched",
+                  setting="def"), "value")
+    k = get(R.one("FHI", workload="micro-sweep:net", timing="icount", kernel="patched",
+                  setting="k1"), "value")
+    return "%.2f against %.2f Gbit/s (%s; runs %s and %s)" % (
+        k["median"], d["median"], pct(k["median"], d["median"]), rng(k["runs"], 2),
+        rng(d["runs"], 2))
+
+
+def fh_cover(R):
+    """FHI, icount: the letter's short form of fh_icount and fh_net."""
+    d, k1 = _fh(R, "FHI", "icount", "def"), _fh(R, "FHI", "icount", "k1")
+    never = "never" if not any(k1["free_high"]["runs"]) else "%s times" % _mr(k1["free_high"])
+    dn = get(R.one("FHI", workload="micro:net", timing="icount", kernel="patched",
+                   setting="def"), "value")
+    kn = get(R.one("FHI", workload="micro-sweep:net", timing="icount", kernel="patched",
+                   setting="k1"), "value")
+    return "%s times a run at the default, %s at knob 1; knob 1's untraced throughput there: %s" % (
+        _mr(d["free_high"]), never, pct(kn["median"], dn["median"]))
+
+
+def fhi_reps(R):
+    """The repetitions of FHI's counted runs."""
+    return _reps(R, "FHI", R.rows("FHI", workload="micro:net-traced"))
+
+
 def fh_tcg(R):
     """FH, TCG (R9-4): the same count at the default, knobs 2, 1, 0 and the
     fraction INT_MAX, with the test's threshold (batch + high_min / 2)."""
@@ -174,5 +203,5 @@ def fh_left(R):
 
 def register(fig):
     for fn in (default_vs_base, storm_attr, storm_0001, a1_reps, storm_base_spread,
-               bloat_nojl, bloat_nojl_vmlinux, bloat_jl, bloat_jl_vmlinux, fh_icount, fh_tcg, fh_left):
+               bloat_nojl, bloat_nojl_vmlinux, bloat_jl, bloat_jl_vmlinux, fh_icount, fh_net, fh_cover, fhi_reps, fh_tcg, fh_left):
         fig(fn)

@@ -134,6 +134,10 @@ QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [
     (P2_73, "with CONFIG_JUMP_LABEL=y, in mm/page_alloc.o {bloat_jl}, and vmlinux, with the "
             "events' code and tables and kallsyms' names, by {bloat_jl_vmlinux}; without it "
             "{bloat_nojl}, and vmlinux by {bloat_nojl_vmlinux}."),
+    (P4, "free (docs/results/2026-12-07-7.3-free-high-icount.json, icount, {fhi_reps} runs each), "
+         "free_high was set by {fh_icount}; untraced in the same boot knob 1 received {fh_net}"),
+    (CL3, "turns off free_high's early trim, which in iperf3 fired {fh_cover} (icount, "
+          "2026-12-07-7.3-free-high-icount.json)."),
     (P1_73, "(docs/results/2026-12-07-7.3-attr-0001.json, {a1_reps} runs each, unpatched booted in "
             "the same run), an exit storm at the defaults took {storm_0001}; unpatched's median "
             "moved over {storm_base_spread} in three such runs on two hosts (2026-12-07-7.3-attr-0013.json, "
@@ -151,7 +155,7 @@ QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [
     (CL3, "{case_cost}"),
     (CL3, "Under TCG kbuild at knob 1 took {c_kbuild}, and its sys time, where more lock trips "
      "would show, scattered, as knob 0's and the fraction's did "
-     "(theirs most in their slowest runs): noise or a cost, we cannot tell."),
+     ": noise or a cost, we cannot tell."),
     (CL3, "cyclictest on that vCPU during untraced runs; icount, {c_reps} runs each, pooled:"),
     (CL3, "{case_yafang}"),
     (CL3, "which runs fragmented), icount, {c_reps} runs each: at the default, knob 1, knob 0 "

@@ -13,6 +13,9 @@ rows carry their metrics and the change against the kernel's default,
 report.md the table against the default (median, delta %, CoV); a bad
 workload name or size given to bench/guest/workloads-run exits 2 with one
 line, a missing iperf3 or bonnie++ 66 with one line naming the package.
+The counted net rows (-C, bench/guest/free-high.bt) carry the script's
+counters per run, report.md their table, and a counted run whose file has
+no @frees (the script did not run) is refused.
 """
 import json
 import os
@@ -167,11 +170,63 @@ def run_throughput(tmp):
           "missing %r in:\n%s" % (missing, md))
 
 
+def run_free_high(tmp):
+    """bench/guest/workloads-run -C's counted net lines and free-high.bt
+    files: the row's free_high counters (medians, every run; a counter the
+    script never bumped is 0, a check map absent is None), the table in
+    report.md, and a file without @frees (the script did not run) refused."""
+    d = os.path.join(tmp, "fh")
+    raw = os.path.join(d, "raw", "patched")
+    os.makedirs(os.path.join(raw, "free-high"))
+    maps = {"def": [(100, 80, 5, 3), (120, 90, 7, 0), (110, 85, 0, 0)],
+            "k1": [(100, 80, 0, 0), (100, 81, 0, 0), (100, 82, 0, 0)]}
+    with open(os.path.join(raw, "workloads-traced.jsonl"), "w") as f:
+        for label, runs in maps.items():
+            for i, (frees, hi, fh, left) in enumerate(runs):
+                name = "free-high/%s-%d.json" % (label, i + 1)
+                with open(os.path.join(raw, name), "w") as g:
+                    g.write('{"type": "attached_probes", "data": {"probes": 3}}\n')
+                    for k, v in (("@frees", frees), ("@hi_frees", hi), ("@threshold_min", 912),
+                                 ("@threshold_max", 912), ("@hi_free_count_max", 126)):
+                        g.write(json.dumps({"type": "map", "data": {k: v}}) + "\n")
+                    if fh:
+                        g.write(json.dumps({"type": "map", "data": {"@free_high": fh}}) + "\n")
+                        g.write(json.dumps({"type": "map", "data": {"@free_high_left_max": left}}) + "\n")
+                r = json.loads(throughput_line(label, "net", 1.0, i))
+                r.update(traced=1, free_high_file=name)
+                f.write(json.dumps(r) + "\n")
+    rp = [sys.executable, os.path.join(TOP, "bench", "analysis", "report.py"), d]
+    p = subprocess.run(rp, capture_output=True, text=True)
+    check(p.returncode == 0, "report.py runs on counted net lines", p.stderr)
+    with open(os.path.join(d, "results.json")) as f:
+        by = {(r.get("workload"), r.get("setting")): r for r in json.load(f)}
+    r, r1 = by.get(("micro:net-traced", "def"), {}), by.get(("micro-sweep:net-traced", "k1"), {})
+    x, x1 = r.get("free_high", {}), r1.get("free_high", {})
+    check(x.get("free_high", {}).get("runs") == [5, 7, 0] and x["free_high"]["median"] == 5
+          and x["hi_frees"]["median"] == 85 and x["free_high_left_max"]["runs"] == [3, 0, None]
+          and x["missed"]["runs"] == [0, 0, 0],
+          "counted net def row: free_high per run 5, 7, 0 (median 5), checks 0 or None",
+          json.dumps(r))
+    check(x1.get("free_high", {}).get("runs") == [0, 0, 0] and x1["hi_frees"]["runs"] == [80, 81, 82],
+          "counted net k1 row: no free_high, its order 1-3 frees", json.dumps(r1))
+    with open(os.path.join(d, "report.md")) as f:
+        md = f.read()
+    want = "| patched | def | 3 | 110 [100-120] | 85 [80-90] | 5 [0-7] | 0 | 0 | 126 [126-126] | 912-912 |"
+    check(want in md, "report.md: the free_high table", "missing %r in:\n%s" % (want, md))
+    with open(os.path.join(raw, "free-high", "k1-2.json"), "w") as g:
+        g.write('{"type": "attached_probes", "data": {"probes": 3}}\n')
+    p = subprocess.run(rp, capture_output=True, text=True)
+    check(p.returncode != 0 and "no @frees" in p.stderr and "k1-2.json" in p.stderr,
+          "report.py refuses a counted run whose free-high.bt file has no @frees",
+          "exit %d, stderr %r" % (p.returncode, p.stderr))
+
+
 def run_bad_options():
     wr = os.path.join(TOP, "bench", "guest", "workloads-run")
     for args in (["-w", "net,bogus"], ["-w", ""], ["-w", "net", "-N", "0"], ["-w", "net", "-N", "5s"],
                  ["-w", "bonnie", "-B", "1"], ["-w", "bonnie", "-B", "x"],
-                 ["-w", "bonnie", "-F", "-3"], ["-w", "bonnie", "--bonnie-files=08"]):
+                 ["-w", "bonnie", "-F", "-3"], ["-w", "bonnie", "--bonnie-files=08"],
+                 ["-C", "-w", "pf"]):
         p = subprocess.run([wr] + args + ["patched", tempfile.gettempdir(), "def"],
                            capture_output=True, text=True)
         check(p.returncode == 2 and len(p.stderr.splitlines()) == 1 and not p.stdout and
@@ -205,6 +260,7 @@ def main():
         run_binary(tmp)
         run_rows(tmp)
         run_throughput(tmp)
+        run_free_high(tmp)
         run_bad_options()
         run_missing_tool(tmp)
     return K.finish()
