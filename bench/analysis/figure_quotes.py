@@ -136,6 +136,8 @@ QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [
             "{bloat_nojl}, and vmlinux by {bloat_nojl_vmlinux}."),
     (P4, "free (docs/results/2026-12-07-7.3-free-high-icount.json, icount, {fhi_reps} runs each), "
          "free_high was set by {fh_icount}; untraced in the same boot knob 1 received {fh_net}"),
+    ("patches/review-response.md", "Under TCG free_high was set by, per run: {fh_tcg}.  The checks: "
+     "{fh_checks}."),
     (CL3, "turns off free_high's early trim, which in iperf3 fired {fh_cover} (icount, "
           "2026-12-07-7.3-free-high-icount.json)."),
     (P1_73, "(docs/results/2026-12-07-7.3-attr-0001.json, {a1_reps} runs each, unpatched booted in "
@@ -154,11 +156,10 @@ QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [
     (CL3, "every setting in one run, {c_reps} runs each, icount but the tcg rows"),
     (CL3, "{case_cost}"),
     (CL3, "Under TCG kbuild at knob 1 took {c_kbuild}, and its sys time, where more lock trips "
-     "would show, scattered, as knob 0's and the fraction's did "
-     ": noise or a cost, we cannot tell."),
+     "would show, scattered, as knob 0's and the fraction's did: noise or a cost, we cannot tell."),
     (CL3, "cyclictest on that vCPU during untraced runs; icount, {c_reps} runs each, pooled:"),
     (CL3, "{case_yafang}"),
-    (CL3, "which runs fragmented), icount, {c_reps} runs each: at the default, knob 1, knob 0 "
+    (CL3, "(unmovable pages in the holes), icount, {c_reps} runs each: at the default, knob 1, knob 0 "
           "and the fraction {case_frag}: the longest hold grows with the bound"),
     (CL3, "show it (TCG, {c_wait_runs} runs per setting"),
     (CL3, "{case_contention}"),

@@ -156,6 +156,16 @@ def _micro(c):
     ]
 
 
+def _micro_fh(c):
+    """A counted net row (bench/guest/free-high.bt): the throughput, then
+    the script's counters, every run."""
+    fh = c["free_high"]
+    return _micro(c) + [(label, span(fh[k]["runs"])) for label, k in (
+        ("order 1-3 frees, runs", "hi_frees"), ("free_high set, runs", "free_high"),
+        ("check: short", "free_high_short"), ("check: missed", "missed"),
+        ("free_count max, runs", "hi_free_count_max"), ("threshold, runs", "threshold_max"))]
+
+
 def _kind(c):
     w = c.get("workload", "")
     if w.startswith("exit-storm") or w == "refill":
@@ -168,6 +178,8 @@ def _kind(c):
         return _cyclictest
     if w == "zone-lock-waits":
         return _waits
+    if w.startswith("micro") and "free_high" in c:
+        return _micro_fh
     if w.startswith("micro"):
         return _micro
     if w == "pcp-lists":
