@@ -47,9 +47,11 @@ def storm_0001(R):
     p = _storm_src(R, "A1", "exit-storm", "icount", "patched", "def")["runs"]
     b = _storm_src(R, "A1", "exit-storm", "icount", "base", "def")["runs"]
     overlap = min(p) <= max(b) and min(b) <= max(p)
-    return "%.1f against %.1f ms (%s; runs %s and %s ms: they %s)" % (
-        statistics.median(p), statistics.median(b), pct(statistics.median(p), statistics.median(b)),
-        rng(p, 1), rng(b, 1), "overlap" if overlap else "do not overlap")
+    above = sum(1 for x in p if x > max(b))
+    return "%.1f against %.1f ms (%s; runs %s and %s ms: they %s, %d of the %d with it above " \
+        "every unpatched run)" % (
+            statistics.median(p), statistics.median(b), pct(statistics.median(p), statistics.median(b)),
+            rng(p, 1), rng(b, 1), "overlap" if overlap else "do not overlap", above, len(p))
 
 
 def a1_reps(R):
@@ -164,8 +166,10 @@ def fh_cover(R):
                    setting="def"), "value")
     kn = get(R.one("FHI", workload="micro-sweep:net", timing="icount", kernel="patched",
                    setting="k1"), "value")
-    return "%s times a run at the default, %s at knob 1; knob 1's untraced throughput there: %s" % (
-        _mr(d["free_high"]), never, pct(kn["median"], dn["median"]))
+    overlap = min(kn["runs"]) <= max(dn["runs"]) and min(dn["runs"]) <= max(kn["runs"])
+    return "%s times a run at the default, %s at knob 1; knob 1's untraced throughput there: %s, " \
+        "runs %s" % (_mr(d["free_high"]), never, pct(kn["median"], dn["median"]),
+                     "overlapping" if overlap else "apart")
 
 
 def fhi_reps(R):
@@ -200,7 +204,7 @@ def fh_checks(R):
             short += sum(x["free_high_short"]["runs"])
             missed += sum(x["missed"]["runs"])
     return "%d of the %d frees it counted as setting free_high left more than that trim would, " \
-        "and %d other order 1-3 frees emptied their list" % (short, n, missed)
+        "and %d other order 1-3 frees left the CPU's pcp lists empty" % (short, n, missed)
 
 
 def register(fig):

@@ -131,12 +131,12 @@ QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [
          "the exit storm took {storm_attr}: most of the cost is already there with 0001 alone"),
     (P4, "below the amount unpatched's own median moved between runs (unpatched's medians in the three files, "
          "run on two hosts: {storm_base_spread}), so these runs cannot tell it from zero."),
-    (P2_73, "with CONFIG_JUMP_LABEL=y, in mm/page_alloc.o {bloat_jl}, and vmlinux, with the "
-            "events' code and tables and kallsyms' names, by {bloat_jl_vmlinux}; without it "
-            "{bloat_nojl}, and vmlinux by {bloat_nojl_vmlinux}."),
+    (P2_73, "with CONFIG_JUMP_LABEL=y, in mm/page_alloc.o {bloat_jl}, and bloat-o-meter counts "
+            "{bloat_jl_vmlinux} bytes more of vmlinux's symbols (the events' code and tables, "
+            "kallsyms' names); without it {bloat_nojl}, and {bloat_nojl_vmlinux} of vmlinux's."),
     (P4, "free (docs/results/2026-12-07-7.3-free-high-icount.json, icount, {fhi_reps} runs each), "
          "free_high was set by {fh_icount}; untraced in the same boot knob 1 received {fh_net}"),
-    ("patches/review-response.md", "Under TCG free_high was set by, per run: {fh_tcg}.  The checks: "
+    ("patches/review-response.md", "Under TCG free_high was set by, per run: {fh_tcg}. The checks: "
      "{fh_checks}."),
     (CL3, "turns off free_high's early trim, which in iperf3 fired {fh_cover} (icount, "
           "2026-12-07-7.3-free-high-icount.json)."),

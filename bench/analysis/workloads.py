@@ -335,8 +335,9 @@ def free_high_table(rows):
            "Per run: pcp frees, those of order 1-3, those that set free_high (each trims the "
            "list at once); the checks on that computed test (bench/guest/free-high.bt): "
            "short, such frees that left more on their list than the free_high trim would, "
-           "and missed, other order 1-3 frees that emptied their list (both 0 when the "
-           "test is the kernel's); the largest free_count an order 1-3 free found, against the "
+           "and missed, other order 1-3 frees that left the CPU's lists empty (both 0 "
+           "when the test is the kernel's; they see a difference only while the list holds "
+           "at most the bound); the largest free_count an order 1-3 free found, against the "
            "test's threshold batch + high_min / 2 (min-max over the CPUs' lists). "
            "Median [range] of the runs.", "",
            "| kernel | setting | runs | frees | order 1-3 | free_high | short | missed | "
