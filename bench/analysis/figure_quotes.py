@@ -141,7 +141,7 @@ QUOTES = [(P4, t) for t in SHARED + [Q_HOLDERS, Q_RT]] + [
     (CL3, "turns off free_high's early trim, which in iperf3 fired {fh_cover} (icount, "
           "2026-12-07-7.3-free-high-icount.json)."),
     (P1_73, "(docs/results/2026-12-07-7.3-attr-0001.json, {a1_reps} runs each, unpatched booted in "
-            "the same run), an exit storm at the defaults took {storm_0001}; unpatched's median "
+            "the same run), an untraced exit storm at the defaults took {storm_0001}; unpatched's median "
             "moved over {storm_base_spread} in three such runs on two hosts (2026-12-07-7.3-attr-0013.json, "
             "2026-12-06-7.3-quoted.json)."),
     (P4, "knob 0 change page_fault1/2 throughput by {c_pf_knobs} against the default, the "
